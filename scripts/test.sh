@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs rawgpu's whole test suite: installs what is missing, builds, runs every test, prints one
+# summary line ("tests: N passed, N failed, N skipped").
+#
+#   scripts/test.sh              GCC build in build/ (the README's test command)
+#   scripts/test.sh --sanitize   clang-19 build with ASan+UBSan in build-asan/, plus a short
+#                                libFuzzer run of every fuzz target (FUZZ_SECONDS, default 30)
+#   scripts/test.sh --format     clang-format check of the whole tree
+source "$(dirname "$0")/common.sh"
+mode=${1:-}
+NINJA_TARGETS=()
+case "$mode" in
+  "")
+    ensure_built build
+    status=0
+    meson test -C build --no-rebuild --print-errorlogs -q || status=$?
+    python3 scripts/test-summary.py build tests || status=1
+    exit $status
+    ;;
+  --sanitize)
+    CXX=clang++-19 ensure_built build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+      -Dfuzzing=true -Dbenchmarks=false
+    status=0
+    # Death tests fork; ASan's abort-on-error keeps their messages on stderr.
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      meson test -C build-asan --no-rebuild --print-errorlogs -q || status=$?
+    python3 scripts/test-summary.py build-asan "tests (asan+ubsan, clang-19)" || status=1
+    secs=${FUZZ_SECONDS:-30}
+    for f in build-asan/tests/fuzz_*; do
+      case "$f" in *_replay|*.p) continue ;; esac
+      [ -x "$f" ] || continue
+      name=$(basename "$f")
+      corpus=$(mktemp -d)
+      cp -r "tests/fuzz/corpus/${name#fuzz_}/." "$corpus/" 2>/dev/null || true
+      if "$f" -max_total_time="$secs" -artifact_prefix=build-asan/ "$corpus" >"build-asan/$name.log" 2>&1; then
+        echo "fuzz: $name ran ${secs}s without a finding"
+      else
+        echo "fuzz: $name FAILED (log: build-asan/$name.log)"; tail -30 "build-asan/$name.log"; status=1
+      fi
+      rm -rf "$corpus"
+    done
+    exit $status
+    ;;
+  --format)
+    "$RAWGPU_ROOT/scripts/setup-deps.sh"
+    exec "$RAWGPU_ROOT/scripts/format.sh" --check
+    ;;
+  *)
+    echo "usage: scripts/test.sh [--sanitize|--format]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,84 @@
+#include "fake_pci.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+
+namespace rawgpu::testing {
+namespace fs = std::filesystem;
+
+std::array<uint8_t, 256> FakePciFunction::config_space() const {
+  std::array<uint8_t, 256> c{};
+  auto put16 = [&](int off, uint16_t v) {
+    c[off] = static_cast<uint8_t>(v);
+    c[off + 1] = static_cast<uint8_t>(v >> 8);
+  };
+  auto put32 = [&](int off, uint32_t v) {
+    for (int i = 0; i < 4; ++i) c[off + i] = static_cast<uint8_t>(v >> (8 * i));
+  };
+  put16(0x00, vendor);
+  put16(0x02, device);
+  put16(0x04, 0x0007);  // command: io, mem, bus master
+  c[0x08] = revision;
+  c[0x09] = static_cast<uint8_t>(class_code);
+  c[0x0a] = static_cast<uint8_t>(class_code >> 8);
+  c[0x0b] = static_cast<uint8_t>(class_code >> 16);
+  c[0x0e] = 0x00;  // header type 0
+  for (const auto& [index, value] : bar_registers) put32(0x10 + 4 * index, value);
+  put16(0x2c, subsys_vendor);
+  put16(0x2e, subsys_device);
+  return c;
+}
+
+FakePciSystem::FakePciSystem(std::vector<FakePciFunction> functions) {
+  std::string tmpl = (fs::temp_directory_path() / "rawgpu-fakepci-XXXXXX").string();
+  if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  root_ = tmpl;
+  std::ofstream dump(root_ / "lspci.dump");
+  const fs::path devices = root_ / "sys/bus/pci/devices";
+  fs::create_directories(devices);
+  fs::create_directories(root_ / "sys/bus/pci/drivers");
+  fs::create_directories(root_ / "sys/kernel/iommu_groups");
+  for (const FakePciFunction& f : functions) {
+    // lspci -xxx format: a header line with the address, then 16 bytes per line.
+    dump << f.bdf << " Fake device\n";
+    const auto cfg = f.config_space();
+    for (int row = 0; row < 256; row += 16) {
+      char line[80];
+      int n = std::snprintf(line, sizeof(line), "%02x:", row);
+      for (int i = 0; i < 16; ++i)
+        n += std::snprintf(line + n, sizeof(line) - n, " %02x", cfg[row + i]);
+      dump << line << "\n";
+    }
+    dump << "\n";
+    const fs::path dir = devices / f.bdf;
+    fs::create_directories(dir);
+    if (!f.driver.empty()) {
+      fs::create_directories(root_ / "sys/bus/pci/drivers" / f.driver);
+      fs::create_directory_symlink("../../../bus/pci/drivers/" + f.driver, dir / "driver");
+    }
+    if (f.iommu_group >= 0) {
+      const std::string g = std::to_string(f.iommu_group);
+      fs::create_directories(root_ / "sys/kernel/iommu_groups" / g);
+      fs::create_directory_symlink("../../../kernel/iommu_groups/" + g, dir / "iommu_group");
+    }
+    if (!f.resources.empty()) {
+      std::ofstream res(dir / "resource");
+      for (const auto& r : f.resources) {
+        char line[80];
+        std::snprintf(line, sizeof(line), "0x%016llx 0x%016llx 0x%016llx\n",
+                      static_cast<unsigned long long>(r[0]), static_cast<unsigned long long>(r[1]),
+                      static_cast<unsigned long long>(r[2]));
+        res << line;
+      }
+    }
+  }
+}
+
+FakePciSystem::~FakePciSystem() {
+  std::error_code ec;
+  fs::remove_all(root_, ec);
+}
+
+}  // namespace rawgpu::testing

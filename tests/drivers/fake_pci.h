@@ -1,0 +1,40 @@
+// Builds libpci config-space dumps and fake sysfs trees for enumeration tests.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace rawgpu::testing {
+
+struct FakePciFunction {
+  std::string bdf;  // "0000:03:00.0"
+  uint16_t vendor = 0, device = 0;
+  uint32_t class_code = 0;  // 24-bit
+  uint8_t revision = 0;
+  uint16_t subsys_vendor = 0, subsys_device = 0;
+  // (register index, raw 32-bit BAR register value)
+  std::vector<std::pair<int, uint32_t>> bar_registers;
+  // sysfs extras (written only to the fake sysfs tree)
+  std::string driver;  // empty: none bound
+  int iommu_group = -1;
+  std::vector<std::array<uint64_t, 3>> resources;  // start, end, flags per BAR line
+
+  std::array<uint8_t, 256> config_space() const;
+};
+
+// A temporary directory with a libpci dump file and a sysfs tree; removed on destruction.
+class FakePciSystem {
+ public:
+  explicit FakePciSystem(std::vector<FakePciFunction> functions);
+  ~FakePciSystem();
+  std::string dump_path() const { return (root_ / "lspci.dump").string(); }
+  std::string sysfs_root() const { return (root_ / "sys").string(); }
+
+ private:
+  std::filesystem::path root_;
+};
+
+}  // namespace rawgpu::testing

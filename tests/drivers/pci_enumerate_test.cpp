@@ -1,0 +1,230 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "fake_pci.h"
+#include "rawgpu/drivers/pci/device_info.h"
+
+namespace rawgpu::pci {
+namespace {
+
+using rawgpu::testing::FakePciFunction;
+using rawgpu::testing::FakePciSystem;
+
+// IORESOURCE_MEM | IORESOURCE_MEM_64 | IORESOURCE_PREFETCH, and MEM alone, as Linux prints them.
+constexpr uint64_t kMem64Pref = 0x0014220c;
+constexpr uint64_t kMem32 = 0x00040200;
+
+FakePciFunction navi31() {
+  FakePciFunction f;
+  f.bdf = "0000:03:00.0";
+  f.vendor = kVendorAmd;
+  f.device = 0x744c;
+  f.class_code = 0x030000;
+  f.revision = 0xc8;
+  f.subsys_vendor = 0x1da2;
+  f.subsys_device = 0xe471;
+  // BAR0: 64-bit prefetchable at 0x7800000000, BAR2: 64-bit prefetchable, BAR5: 32-bit MMIO.
+  f.bar_registers = {{0, 0x0000000c}, {1, 0x78}, {2, 0x1000000c}, {3, 0x7c}, {5, 0xfcc00000}};
+  f.driver = "vfio-pci";
+  f.iommu_group = 17;
+  f.resources = {{0x7800000000, 0x7fffffffff, kMem64Pref},
+                 {0, 0, 0},
+                 {0x7c10000000, 0x7c101fffff, kMem64Pref},
+                 {0, 0, 0},
+                 {0, 0, 0},
+                 {0xfcc00000, 0xfccfffff, kMem32}};
+  return f;
+}
+
+FakePciFunction h100() {
+  FakePciFunction f;
+  f.bdf = "0000:41:00.0";
+  f.vendor = kVendorNvidia;
+  f.device = 0x2330;
+  f.class_code = 0x030200;  // 3D controller
+  f.revision = 0xa1;
+  f.bar_registers = {{0, 0xfb000000}, {1, 0x0000000c}, {2, 0x20}};
+  f.driver = "nvidia";
+  // no iommu_group, no resource file: sizes come from libpci (unknown for dumps)
+  return f;
+}
+
+FakePciFunction audio() {
+  FakePciFunction f;
+  f.bdf = "0000:03:00.1";
+  f.vendor = kVendorAmd;
+  f.device = 0xab30;
+  f.class_code = 0x040300;
+  return f;
+}
+
+FakePciFunction unknown_nvidia() {
+  FakePciFunction f;
+  f.bdf = "0001:02:00.0";
+  f.vendor = kVendorNvidia;
+  f.device = 0x1234;
+  f.class_code = 0x030000;
+  return f;
+}
+
+TEST(PciEnumerate, FindsGpusWithSysfsDetails) {
+  FakePciSystem sys({h100(), audio(), navi31(), unknown_nvidia()});
+  EnumerateOptions o;
+  o.libpci_dump = sys.dump_path();
+  o.sysfs_root = sys.sysfs_root();
+  auto devices = enumerate(o);
+  ASSERT_TRUE(devices.ok()) << devices.error().to_string();
+  ASSERT_EQ(devices->size(), 3u) << "display-class devices only";
+  // Sorted by BDF.
+  const DeviceInfo& amd = (*devices)[0];
+  const DeviceInfo& nv = (*devices)[1];
+  const DeviceInfo& other = (*devices)[2];
+  EXPECT_EQ(amd.bdf.to_string(), "0000:03:00.0");
+  EXPECT_EQ(nv.bdf.to_string(), "0000:41:00.0");
+  EXPECT_EQ(other.bdf.to_string(), "0001:02:00.0");
+
+  EXPECT_EQ(amd.vendor_id, kVendorAmd);
+  EXPECT_EQ(amd.device_id, 0x744c);
+  EXPECT_EQ(amd.revision, 0xc8);
+  EXPECT_EQ(amd.class_code, 0x030000u);
+  EXPECT_EQ(amd.subsystem_vendor_id, 0x1da2);
+  EXPECT_EQ(amd.subsystem_id, 0xe471);
+  EXPECT_EQ(amd.driver, "vfio-pci");
+  EXPECT_EQ(amd.iommu_group, std::optional<int>(17));
+  ASSERT_NE(amd.known, nullptr);
+  EXPECT_STREQ(amd.known->target, "gfx1100");
+  EXPECT_TRUE(amd.is_candidate_gpu());
+  ASSERT_EQ(amd.bars.size(), 3u);
+  EXPECT_EQ(amd.bars[0].index, 0);
+  EXPECT_EQ(amd.bars[0].address, 0x7800000000u);
+  EXPECT_EQ(amd.bars[0].size, 32ull << 30);
+  EXPECT_TRUE(amd.bars[0].is_64bit);
+  EXPECT_TRUE(amd.bars[0].prefetchable);
+  EXPECT_EQ(amd.bars[1].index, 2);
+  EXPECT_EQ(amd.bars[1].size, 2u << 20);
+  EXPECT_EQ(amd.bars[2].index, 5);
+  EXPECT_EQ(amd.bars[2].size, 1u << 20);
+  EXPECT_FALSE(amd.bars[2].is_64bit);
+  EXPECT_FALSE(amd.bars[2].prefetchable);
+
+  EXPECT_EQ(nv.driver, "nvidia");
+  EXPECT_FALSE(nv.iommu_group.has_value());
+  ASSERT_NE(nv.known, nullptr);
+  EXPECT_EQ(nv.known->family, GpuFamily::kNvHopper);
+  // Without a sysfs resource file, BARs come from config space (libpci dump: no sizes).
+  ASSERT_EQ(nv.bars.size(), 2u);
+  EXPECT_EQ(nv.bars[0].address, 0xfb000000u);
+  EXPECT_FALSE(nv.bars[0].is_64bit);
+  EXPECT_EQ(nv.bars[1].index, 1);
+  EXPECT_EQ(nv.bars[1].address, 0x2000000000u);
+  EXPECT_TRUE(nv.bars[1].is_64bit);
+  EXPECT_TRUE(nv.bars[1].prefetchable);
+
+  EXPECT_EQ(other.known, nullptr);
+  EXPECT_TRUE(other.is_candidate_gpu());
+  EXPECT_EQ(other.bdf.domain, 1u);
+}
+
+TEST(PciEnumerate, AllDevicesOption) {
+  FakePciSystem sys({audio(), navi31()});
+  EnumerateOptions o;
+  o.libpci_dump = sys.dump_path();
+  o.sysfs_root = sys.sysfs_root();
+  o.display_only = false;
+  auto devices = enumerate(o);
+  ASSERT_TRUE(devices.ok());
+  ASSERT_EQ(devices->size(), 2u);
+  EXPECT_FALSE((*devices)[1].is_display());
+}
+
+TEST(PciEnumerate, EmptyMachine) {
+  FakePciSystem sys({audio()});
+  EnumerateOptions o;
+  o.libpci_dump = sys.dump_path();
+  o.sysfs_root = sys.sysfs_root();
+  auto devices = enumerate(o);
+  ASSERT_TRUE(devices.ok());
+  EXPECT_TRUE(devices->empty());
+}
+
+TEST(PciEnumerate, MissingInputsAreTypedErrors) {
+  EnumerateOptions o;
+  o.sysfs_root = "/nonexistent-rawgpu-sysfs";
+  auto r = enumerate(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), Errc::kNotFound);
+  EXPECT_FALSE(r.error().hint().empty());
+  o.libpci_dump = "/nonexistent-rawgpu.dump";
+  EXPECT_EQ(enumerate(o).error().code(), Errc::kNotFound);
+}
+
+TEST(PciEnumerate, MalformedDumpIsAnErrorNotAnExit) {
+  // libpci reports malformed dumps through its fatal error callback; we must get an Error back
+  // and stay alive.
+  const std::string path = ::testing::TempDir() + "/rawgpu-bad.dump";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("0000:03:00.0 VGA\n00: 02 10 zz\n", f);  // not a hex byte
+    std::fclose(f);
+  }
+  EnumerateOptions o;
+  o.libpci_dump = path;
+  auto r = enumerate(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), Errc::kIo);
+  EXPECT_NE(r.error().to_string().find("libpci"), std::string::npos) << r.error().to_string();
+  // And the next enumeration still works.
+  FakePciSystem sys({navi31()});
+  o.libpci_dump = sys.dump_path();
+  o.sysfs_root = sys.sysfs_root();
+  EXPECT_TRUE(enumerate(o).ok());
+  std::remove(path.c_str());
+}
+
+TEST(PciEnumerate, RealSystemDoesNotFail) {
+  // On any Linux machine with sysfs (CI included) enumeration succeeds; GPUs may be absent.
+  if (!std::filesystem::exists("/sys/bus/pci/devices")) GTEST_SKIP() << "no /sys/bus/pci here";
+  EnumerateOptions o;
+  o.display_only = false;
+  auto r = enumerate(o);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  for (const DeviceInfo& d : *r) EXPECT_NE(d.vendor_id, 0xffff) << d.bdf.to_string();
+}
+
+TEST(Bdf, ParseAndFormat) {
+  auto b = Bdf::parse("0000:03:00.0");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->bus, 3);
+  EXPECT_EQ(b->to_string(), "0000:03:00.0");
+  EXPECT_EQ(Bdf::parse("c1:1f.7")->to_string(), "0000:c1:1f.7");
+  EXPECT_EQ(Bdf::parse("10000:00:01.0")->domain, 0x10000u);
+  for (const char* bad : {"", "03:00", "03:20.0", "03:00.8", "xx:00.0", "0000:03:00.0.1",
+                          "123:456:00.0", ":00.0", "0:0:0:0.0"}) {
+    auto r = Bdf::parse(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().code(), Errc::kParse) << bad;
+  }
+}
+
+TEST(KnownGpus, TableIsConsistent) {
+  std::set<std::pair<uint16_t, uint16_t>> seen;
+  for (const KnownGpu& g : known_gpus()) {
+    EXPECT_TRUE(seen.insert({g.vendor, g.device}).second) << std::hex << g.device;
+    EXPECT_EQ(find_known_gpu(g.vendor, g.device), &g);
+    const std::string_view t = g.target;
+    if (g.vendor == kVendorAmd) {
+      EXPECT_EQ(t.substr(0, 3), "gfx");
+    } else {
+      ASSERT_EQ(g.vendor, kVendorNvidia);
+      EXPECT_EQ(t.substr(0, 3), "sm_");
+    }
+    EXPECT_NE(family_name(g.family), "unknown");
+  }
+  EXPECT_EQ(find_known_gpu(kVendorAmd, 0xffff), nullptr);
+}
+
+}  // namespace
+}  // namespace rawgpu::pci

@@ -1,0 +1,183 @@
+#include <gtest/gtest.h>
+#include <llvm/Support/JSON.h>
+
+#include <sstream>
+
+#include "../drivers/fake_pci.h"
+#include "commands.h"
+#include "rawgpu/cli.h"
+
+namespace rawgpu {
+namespace {
+
+cli::Command sample() {
+  cli::Command c;
+  c.name = "bench";
+  c.summary = "run a benchmark";
+  c.options = {{"json", 'j', "", "JSON output", ""},
+               {"size", 's', "BYTES", "arena size", "16GiB"},
+               {"format", 0, "FMT", "page-table format", ""}};
+  c.positionals = {{"trace", "trace file", true, false}};
+  c.run = [](const cli::Args& a, cli::Io& io) {
+    io.out << "trace=" << a.positionals()[0] << " json=" << a.flag("json")
+           << " size=" << *a.get_size("size") << "\n";
+    return 0;
+  };
+  return c;
+}
+
+Result<cli::Args> parse(std::vector<std::string> argv) { return cli::parse(sample(), argv); }
+
+TEST(Cli, ParsesFlagsOptionsAndPositionals) {
+  auto a = parse({"--json", "t.txt", "--size", "2M"});
+  ASSERT_TRUE(a.ok()) << a.error().to_string();
+  EXPECT_TRUE(a->flag("json"));
+  EXPECT_EQ(*a->get_size("size"), 2u << 20);
+  EXPECT_EQ(a->positionals(), std::vector<std::string>{"t.txt"});
+  auto b = parse({"-s", "0x1000", "--format=gfx11", "-j", "--", "-weird-name"});
+  ASSERT_TRUE(b.ok()) << b.error().to_string();
+  EXPECT_EQ(*b->get_u64("size"), 0x1000u);
+  EXPECT_EQ(*b->get("format"), "gfx11");
+  EXPECT_EQ(b->positionals()[0], "-weird-name");
+  auto defaults = parse({"t"});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_FALSE(defaults->flag("json"));
+  EXPECT_EQ(*defaults->get_size("size"), 16ull << 30);
+  EXPECT_FALSE(defaults->get("format").has_value());
+}
+
+TEST(Cli, Errors) {
+  EXPECT_NE(parse({"--nope", "t"}).error().message().find("unknown option '--nope'"),
+            std::string::npos);
+  EXPECT_NE(parse({"t", "--size"}).error().message().find("needs a value"), std::string::npos);
+  EXPECT_NE(parse({"--json=1", "t"}).error().message().find("takes no value"), std::string::npos);
+  EXPECT_NE(parse({}).error().message().find("needs 1 argument"), std::string::npos);
+  EXPECT_NE(parse({"a", "b"}).error().message().find("unexpected argument 'b'"), std::string::npos);
+  auto bad_size = parse({"t", "--size", "lots"});
+  ASSERT_TRUE(bad_size.ok());
+  EXPECT_EQ(bad_size->get_size("size").error().code(), Errc::kParse);
+}
+
+int run_main(std::vector<std::string> argv, std::string* out, std::string* err) {
+  std::vector<cli::Command> cmds = {sample()};
+  std::ostringstream o, e;
+  cli::Io io{o, e};
+  const int rc = cli::main("rawgpu", cmds, argv, io);
+  *out = o.str();
+  *err = e.str();
+  return rc;
+}
+
+TEST(Cli, Dispatch) {
+  std::string out, err;
+  EXPECT_EQ(run_main({"bench", "x", "-j"}, &out, &err), 0);
+  EXPECT_EQ(out, "trace=x json=1 size=17179869184\n");
+  EXPECT_EQ(run_main({"bench", "--help"}, &out, &err), 0);
+  EXPECT_NE(out.find("usage: rawgpu bench [options] trace"), std::string::npos) << out;
+  EXPECT_NE(out.find("--size BYTES"), std::string::npos) << out;
+  EXPECT_NE(out.find("(default: 16GiB)"), std::string::npos) << out;
+  EXPECT_EQ(run_main({"help", "bench"}, &out, &err), 0);
+  EXPECT_NE(out.find("usage: rawgpu bench"), std::string::npos);
+  EXPECT_EQ(run_main({"--help"}, &out, &err), 0);
+  EXPECT_NE(out.find("bench       run a benchmark"), std::string::npos) << out;
+  EXPECT_EQ(run_main({"frobnicate"}, &out, &err), 2);
+  EXPECT_NE(err.find("unknown command 'frobnicate'"), std::string::npos);
+  EXPECT_EQ(run_main({"bench", "--bogus"}, &out, &err), 2);
+  EXPECT_NE(err.find("Run 'rawgpu bench --help'"), std::string::npos);
+  EXPECT_EQ(run_main({}, &out, &err), 2);
+}
+
+TEST(RawgpuTool, EveryCommandHasHelp) {
+  for (const cli::Command& c : tools::all_commands()) {
+    EXPECT_FALSE(c.summary.empty()) << c.name;
+    EXPECT_FALSE(c.description.empty()) << c.name;
+    const std::string u = cli::usage("rawgpu", c);
+    EXPECT_NE(u.find("usage: rawgpu " + c.name), std::string::npos);
+  }
+}
+
+std::vector<pci::DeviceInfo> fake_devices(rawgpu::testing::FakePciSystem& sys) {
+  pci::EnumerateOptions o;
+  o.libpci_dump = sys.dump_path();
+  o.sysfs_root = sys.sysfs_root();
+  return *pci::enumerate(o);
+}
+
+rawgpu::testing::FakePciFunction fake_gpu() {
+  rawgpu::testing::FakePciFunction f;
+  f.bdf = "0000:0a:00.0";
+  f.vendor = pci::kVendorAmd;
+  f.device = 0x7550;
+  f.class_code = 0x030000;
+  f.bar_registers = {{0, 0xc}, {1, 0x40}};
+  f.driver = "amdgpu";
+  f.iommu_group = 3;
+  f.resources = {{0x4000000000, 0x43ffffffff, 0x0014220c}};
+  return f;
+}
+
+TEST(RawgpuList, JsonIsValidAndComplete) {
+  rawgpu::testing::FakePciSystem sys({fake_gpu()});
+  const std::string text = tools::render_devices_json(fake_devices(sys));
+  auto parsed = llvm::json::parse(text);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError()) << "\n" << text;
+  const llvm::json::Object* root = parsed->getAsObject();
+  ASSERT_NE(root, nullptr);
+  EXPECT_EQ(root->getInteger("gpu_count"), std::optional<int64_t>(1));
+  const llvm::json::Array* devices = root->getArray("devices");
+  ASSERT_NE(devices, nullptr);
+  ASSERT_EQ(devices->size(), 1u);
+  const llvm::json::Object* d = (*devices)[0].getAsObject();
+  EXPECT_EQ(d->getString("bdf"), std::optional<llvm::StringRef>("0000:0a:00.0"));
+  EXPECT_EQ(d->getString("device_id"), std::optional<llvm::StringRef>("0x7550"));
+  EXPECT_EQ(d->getString("driver"), std::optional<llvm::StringRef>("amdgpu"));
+  EXPECT_EQ(d->getInteger("iommu_group"), std::optional<int64_t>(3));
+  EXPECT_EQ(d->getBoolean("gpu"), std::optional<bool>(true));
+  const llvm::json::Object* rg = d->getObject("rawgpu");
+  ASSERT_NE(rg, nullptr);
+  EXPECT_EQ(rg->getString("target"), std::optional<llvm::StringRef>("gfx1201"));
+  const llvm::json::Array* bars = d->getArray("bars");
+  ASSERT_NE(bars, nullptr);
+  ASSERT_EQ(bars->size(), 1u);
+  EXPECT_EQ((*bars)[0].getAsObject()->getInteger("size"), std::optional<int64_t>(16ll << 30));
+}
+
+TEST(RawgpuList, EmptyJsonAndText) {
+  const std::string json = tools::render_devices_json({});
+  auto parsed = llvm::json::parse(json);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << json;
+  EXPECT_EQ(parsed->getAsObject()->getInteger("gpu_count"), std::optional<int64_t>(0));
+  EXPECT_EQ(parsed->getAsObject()->getArray("devices")->size(), 0u);
+  const std::string text = tools::render_devices_text({}, true);
+  EXPECT_NE(text.find("No AMD or NVIDIA GPU found (0 PCI display device(s))"), std::string::npos)
+      << text;
+}
+
+TEST(RawgpuList, TextShowsWhatRawgpuKnows) {
+  rawgpu::testing::FakePciSystem sys({fake_gpu()});
+  const std::string text = tools::render_devices_text(fake_devices(sys), true);
+  EXPECT_NE(text.find("0000:0a:00.0  1002:7550"), std::string::npos) << text;
+  EXPECT_NE(text.find("rawgpu: supported Navi48 gfx1201 (rdna4)"), std::string::npos) << text;
+  EXPECT_NE(text.find("driver: amdgpu  iommu group: 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("BAR0 16 GiB mem64 pref @ 0x4000000000"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 AMD/NVIDIA GPU(s) found."), std::string::npos) << text;
+}
+
+TEST(RawgpuList, CommandRunsOnAFakeSystem) {
+  rawgpu::testing::FakePciSystem sys({fake_gpu()});
+  std::vector<cli::Command> cmds = tools::all_commands();
+  std::ostringstream o, e;
+  cli::Io io{o, e};
+  std::vector<std::string> argv = {"list",          "--json",       "--libpci-dump",
+                                   sys.dump_path(), "--sysfs-root", sys.sysfs_root()};
+  EXPECT_EQ(cli::main("rawgpu", cmds, argv, io), 0) << e.str();
+  EXPECT_TRUE(static_cast<bool>(llvm::json::parse(o.str()))) << o.str();
+  std::ostringstream o2, e2;
+  cli::Io io2{o2, e2};
+  std::vector<std::string> bad = {"list", "--libpci-dump", "/nonexistent.dump"};
+  EXPECT_EQ(cli::main("rawgpu", cmds, bad, io2), 1);
+  EXPECT_NE(e2.str().find("[not_found]"), std::string::npos) << e2.str();
+}
+
+}  // namespace
+}  // namespace rawgpu

@@ -1,0 +1,209 @@
+#include "rawgpu/cli.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "rawgpu/base/parse.h"
+
+namespace rawgpu::cli {
+
+bool Args::flag(std::string_view name) const { return values_.find(name) != values_.end(); }
+
+std::optional<std::string> Args::get(std::string_view name) const {
+  if (auto it = values_.find(name); it != values_.end()) return it->second;
+  if (auto it = defaults_.find(name); it != defaults_.end() && !it->second.empty())
+    return it->second;
+  return std::nullopt;
+}
+
+Result<uint64_t> Args::get_u64(std::string_view name) const {
+  auto v = get(name);
+  if (!v)
+    return make_error(Errc::kNotFound, "option --%.*s was not given", static_cast<int>(name.size()),
+                      name.data());
+  return parse_u64(*v).context(strformat("in --%.*s", static_cast<int>(name.size()), name.data()));
+}
+
+Result<uint64_t> Args::get_size(std::string_view name) const {
+  auto v = get(name);
+  if (!v)
+    return make_error(Errc::kNotFound, "option --%.*s was not given", static_cast<int>(name.size()),
+                      name.data());
+  return parse_size(*v).context(strformat("in --%.*s", static_cast<int>(name.size()), name.data()));
+}
+
+struct Parser {
+  static Result<Args> run(const Command& cmd, std::span<const std::string> argv) {
+    Args args;
+    for (const Option& o : cmd.options)
+      if (!o.default_value.empty()) args.defaults_[o.name] = o.default_value;
+    auto find_long = [&](std::string_view n) -> const Option* {
+      for (const Option& o : cmd.options)
+        if (o.name == n) return &o;
+      return nullptr;
+    };
+    auto find_short = [&](char c) -> const Option* {
+      for (const Option& o : cmd.options)
+        if (o.short_name != 0 && o.short_name == c) return &o;
+      return nullptr;
+    };
+    bool only_positionals = false;
+    for (size_t i = 0; i < argv.size(); ++i) {
+      const std::string& a = argv[i];
+      if (only_positionals || a.size() < 2 || a[0] != '-') {
+        args.positionals_.push_back(a);
+        continue;
+      }
+      if (a == "--") {
+        only_positionals = true;
+        continue;
+      }
+      if (a == "--help" || a == "-h") {
+        args.help_ = true;
+        continue;
+      }
+      const Option* opt = nullptr;
+      std::optional<std::string> inline_value;
+      if (a.rfind("--", 0) == 0) {
+        std::string_view body = std::string_view(a).substr(2);
+        const size_t eq = body.find('=');
+        if (eq != std::string_view::npos) {
+          inline_value = std::string(body.substr(eq + 1));
+          body = body.substr(0, eq);
+        }
+        opt = find_long(body);
+      } else if (a.size() == 2) {
+        opt = find_short(a[1]);
+      }
+      if (opt == nullptr)
+        return make_error(Errc::kInvalidArgument, "unknown option '%s' for '%s'", a.c_str(),
+                          cmd.name.c_str());
+      if (opt->metavar.empty()) {
+        if (inline_value)
+          return make_error(Errc::kInvalidArgument, "option --%s takes no value",
+                            opt->name.c_str());
+        args.values_[opt->name] = "1";
+        continue;
+      }
+      if (!inline_value) {
+        if (i + 1 >= argv.size())
+          return make_error(Errc::kInvalidArgument, "option --%s needs a value (%s)",
+                            opt->name.c_str(), opt->metavar.c_str());
+        inline_value = argv[++i];
+      }
+      args.values_[opt->name] = *inline_value;
+    }
+    if (args.help_) return args;
+    // Positional arity.
+    size_t required = 0;
+    bool repeated = false;
+    for (const Positional& p : cmd.positionals) {
+      required += p.required ? 1 : 0;
+      repeated = repeated || p.repeated;
+    }
+    if (args.positionals_.size() < required)
+      return make_error(Errc::kInvalidArgument, "'%s' needs %zu argument(s), got %zu",
+                        cmd.name.c_str(), required, args.positionals_.size());
+    if (!repeated && args.positionals_.size() > cmd.positionals.size())
+      return make_error(Errc::kInvalidArgument, "unexpected argument '%s' for '%s'",
+                        args.positionals_[cmd.positionals.size()].c_str(), cmd.name.c_str());
+    return args;
+  }
+};
+
+Result<Args> parse(const Command& command, std::span<const std::string> argv) {
+  return Parser::run(command, argv);
+}
+
+std::string usage(std::string_view program, const Command& command) {
+  std::ostringstream os;
+  os << "usage: " << program << " " << command.name;
+  if (!command.options.empty()) os << " [options]";
+  for (const Positional& p : command.positionals) {
+    os << " " << (p.required ? "" : "[") << p.name << (p.repeated ? "..." : "")
+       << (p.required ? "" : "]");
+  }
+  os << "\n\n" << command.summary << "\n";
+  if (!command.description.empty()) os << "\n" << command.description << "\n";
+  if (!command.positionals.empty()) {
+    os << "\narguments:\n";
+    for (const Positional& p : command.positionals)
+      os << "  " << p.name << std::string(p.name.size() < 22 ? 22 - p.name.size() : 1, ' ')
+         << p.help << "\n";
+  }
+  os << "\noptions:\n";
+  std::vector<Option> all = command.options;
+  all.push_back(Option{"help", 'h', "", "show this help", ""});
+  for (const Option& o : all) {
+    std::string left = o.short_name != 0 ? std::string("-") + o.short_name + ", " : "    ";
+    left += "--" + o.name;
+    if (!o.metavar.empty()) left += " " + o.metavar;
+    os << "  " << left << std::string(left.size() < 24 ? 24 - left.size() : 1, ' ') << o.help;
+    if (!o.default_value.empty()) os << " (default: " << o.default_value << ")";
+    os << "\n";
+  }
+  return os.str();
+}
+
+std::string overview(std::string_view program, std::span<const Command> commands) {
+  std::ostringstream os;
+  os << "usage: " << program << " COMMAND [options]\n\n"
+     << "rawgpu: userspace GPU drivers and a tensor compiler.\n\ncommands:\n";
+  for (const Command& c : commands)
+    os << "  " << c.name << std::string(c.name.size() < 12 ? 12 - c.name.size() : 1, ' ')
+       << c.summary << "\n";
+  os << "  help        show help for a command\n\n"
+     << "Run '" << program << " COMMAND --help' for a command's options.\n"
+     << "Environment: RAWGPU_DEBUG=N[,tag=N...] sets log levels 0..5 (e.g. "
+        "RAWGPU_DEBUG=2,pci=5).\n";
+  return os.str();
+}
+
+int main(std::string_view program, std::span<const Command> commands,
+         std::span<const std::string> argv, Io& io) {
+  auto find = [&](std::string_view name) -> const Command* {
+    for (const Command& c : commands)
+      if (c.name == name) return &c;
+    return nullptr;
+  };
+  if (argv.empty()) {
+    io.err << overview(program, commands);
+    return 2;
+  }
+  const std::string& name = argv[0];
+  if (name == "--help" || name == "-h") {
+    io.out << overview(program, commands);
+    return 0;
+  }
+  if (name == "help") {
+    if (argv.size() == 1) {
+      io.out << overview(program, commands);
+      return 0;
+    }
+    const Command* c = find(argv[1]);
+    if (c == nullptr) {
+      io.err << program << ": unknown command '" << argv[1] << "'\n";
+      return 2;
+    }
+    io.out << usage(program, *c);
+    return 0;
+  }
+  const Command* c = find(name);
+  if (c == nullptr) {
+    io.err << program << ": unknown command '" << name << "'\n\n" << overview(program, commands);
+    return 2;
+  }
+  auto args = parse(*c, argv.subspan(1));
+  if (!args.ok()) {
+    io.err << program << " " << c->name << ": " << args.error().message() << "\n"
+           << "Run '" << program << " " << c->name << " --help' for usage.\n";
+    return 2;
+  }
+  if (args->help_requested()) {
+    io.out << usage(program, *c);
+    return 0;
+  }
+  return c->run(*args, io);
+}
+
+}  // namespace rawgpu::cli

@@ -1,0 +1,146 @@
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <sstream>
+
+#include "commands.h"
+#include "rawgpu/base/format.h"
+
+namespace rawgpu::tools {
+
+namespace {
+
+std::string bar_text(const pci::Bar& b) {
+  std::string kind = b.io ? "io" : (b.is_64bit ? "mem64" : "mem32");
+  if (b.prefetchable) kind += " pref";
+  return strformat("BAR%d %s %s @ %s", b.index, format_bytes(b.size).c_str(), kind.c_str(),
+                   hex(b.address).c_str());
+}
+
+}  // namespace
+
+std::string render_devices_text(const std::vector<pci::DeviceInfo>& devices, bool display_only) {
+  std::ostringstream os;
+  size_t gpus = 0;
+  for (const pci::DeviceInfo& d : devices) {
+    if (d.is_candidate_gpu()) ++gpus;
+    os << d.bdf.to_string() << "  " << strformat("%04x:%04x", d.vendor_id, d.device_id) << "  "
+       << (d.vendor_name.empty() ? "unknown vendor" : d.vendor_name) << " "
+       << (d.device_name.empty() ? "unknown device" : d.device_name) << "\n";
+    os << "    class " << strformat("%06x", d.class_code)
+       << (d.class_name.empty() ? "" : " (" + d.class_name + ")")
+       << strformat("  rev %02x", d.revision)
+       << "  driver: " << (d.driver.empty() ? "none" : d.driver)
+       << "  iommu group: " << (d.iommu_group ? std::to_string(*d.iommu_group) : "none") << "\n";
+    if (d.known != nullptr) {
+      os << "    rawgpu: supported " << d.known->chip << " " << d.known->target << " ("
+         << pci::family_name(d.known->family) << ")\n";
+    } else if (d.is_candidate_gpu()) {
+      os << "    rawgpu: " << (d.is_amd() ? "AMD" : "NVIDIA")
+         << " GPU not in rawgpu's table (identified when opened)\n";
+    }
+    for (const pci::Bar& b : d.bars) os << "    " << bar_text(b) << "\n";
+  }
+  if (gpus == 0) {
+    os << "No AMD or NVIDIA GPU found (" << devices.size()
+       << (display_only ? " PCI display device(s)" : " PCI device(s)")
+       << "). rawgpu's tests run against the simulated GPUs in sim/.\n";
+  } else {
+    os << gpus << " AMD/NVIDIA GPU(s) found.\n";
+  }
+  return os.str();
+}
+
+std::string render_devices_json(const std::vector<pci::DeviceInfo>& devices) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::json::OStream j(os, 2);
+  size_t gpus = 0;
+  j.object([&] {
+    j.attributeArray("devices", [&] {
+      for (const pci::DeviceInfo& d : devices) {
+        if (d.is_candidate_gpu()) ++gpus;
+        j.object([&] {
+          j.attribute("bdf", d.bdf.to_string());
+          j.attribute("vendor_id", strformat("0x%04x", d.vendor_id));
+          j.attribute("device_id", strformat("0x%04x", d.device_id));
+          j.attribute("subsystem_vendor_id", strformat("0x%04x", d.subsystem_vendor_id));
+          j.attribute("subsystem_id", strformat("0x%04x", d.subsystem_id));
+          j.attribute("revision", d.revision);
+          j.attribute("class", strformat("0x%06x", d.class_code));
+          j.attribute("vendor", d.vendor_name);
+          j.attribute("device", d.device_name);
+          j.attribute("class_name", d.class_name);
+          if (d.driver.empty())
+            j.attribute("driver", nullptr);
+          else
+            j.attribute("driver", d.driver);
+          if (d.iommu_group)
+            j.attribute("iommu_group", *d.iommu_group);
+          else
+            j.attribute("iommu_group", nullptr);
+          j.attributeArray("bars", [&] {
+            for (const pci::Bar& b : d.bars) {
+              j.object([&] {
+                j.attribute("index", b.index);
+                j.attribute("address", hex(b.address));
+                j.attribute("size", static_cast<int64_t>(b.size));
+                j.attribute("io", b.io);
+                j.attribute("is_64bit", b.is_64bit);
+                j.attribute("prefetchable", b.prefetchable);
+              });
+            }
+          });
+          j.attribute("gpu", d.is_candidate_gpu());
+          if (d.known != nullptr) {
+            j.attributeObject("rawgpu", [&] {
+              j.attribute("chip", d.known->chip);
+              j.attribute("target", d.known->target);
+              j.attribute("family", std::string(pci::family_name(d.known->family)));
+            });
+          } else {
+            j.attribute("rawgpu", nullptr);
+          }
+        });
+      }
+    });
+    j.attribute("gpu_count", static_cast<int64_t>(gpus));
+  });
+  os << "\n";
+  os.flush();
+  return out;
+}
+
+cli::Command list_command() {
+  cli::Command c;
+  c.name = "list";
+  c.summary = "list PCI GPUs (IDs, names, driver, IOMMU group, BARs)";
+  c.description =
+      "Enumerates PCI display-class devices through libpci and sysfs, and marks the AMD and\n"
+      "NVIDIA GPUs rawgpu knows. Prints a clear line when there are none. Exit code 0 unless\n"
+      "PCI enumeration itself fails.";
+  c.options = {
+      {"json", 'j', "", "print JSON instead of text", ""},
+      {"all", 'a', "", "include every PCI device, not only display controllers", ""},
+      {"sysfs-root", 0, "DIR", "read sysfs from DIR (debugging, tests)", "/sys"},
+      {"libpci-dump", 0, "FILE", "read config space from an `lspci -xxx` dump (debugging, tests)",
+       ""},
+  };
+  c.run = [](const cli::Args& args, cli::Io& io) {
+    pci::EnumerateOptions opts;
+    opts.sysfs_root = *args.get("sysfs-root");
+    opts.libpci_dump = args.get("libpci-dump").value_or("");
+    opts.display_only = !args.flag("all");
+    auto devices = pci::enumerate(opts);
+    if (!devices.ok()) {
+      io.err << "rawgpu list: " << devices.error().to_string() << "\n";
+      return 1;
+    }
+    io.out << (args.flag("json") ? render_devices_json(*devices)
+                                 : render_devices_text(*devices, opts.display_only));
+    return 0;
+  };
+  return c;
+}
+
+}  // namespace rawgpu::tools

@@ -1,0 +1,122 @@
+#include <filesystem>
+
+#include "commands.h"
+#include "environment.h"
+#include "rawgpu/base/format.h"
+#include "rawgpu/base/poll.h"
+
+namespace rawgpu::tools {
+
+namespace {
+
+enum class Outcome { kPass, kFail, kSkip };
+
+struct Check {
+  std::string name;
+  Outcome outcome;
+  std::string detail;
+};
+
+Check check_llvm() {
+  auto missing = llvm_missing_targets();
+  if (!missing.empty()) {
+    std::string m;
+    for (const auto& t : missing) m += (m.empty() ? "" : ", ") + t;
+    return {"llvm", Outcome::kFail, "LLVM " + llvm_version() + " lacks targets: " + m};
+  }
+  return {"llvm", Outcome::kPass, "LLVM " + llvm_version() + " with AMDGPU, NVPTX and X86 targets"};
+}
+
+Check check_pci() {
+  pci::EnumerateOptions opts;
+  opts.display_only = false;
+  auto devices = pci::enumerate(opts);
+  if (!devices.ok()) return {"pci", Outcome::kFail, devices.error().to_string()};
+  size_t gpus = 0, known = 0;
+  for (const auto& d : *devices) {
+    gpus += d.is_candidate_gpu() ? 1 : 0;
+    known += d.known != nullptr ? 1 : 0;
+  }
+  return {"pci", Outcome::kPass,
+          strformat("%zu PCI device(s), %zu AMD/NVIDIA GPU(s), %zu known to rawgpu",
+                    devices->size(), gpus, known)};
+}
+
+Check check_vfio() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool iommu = fs::is_directory("/sys/kernel/iommu_groups", ec) &&
+                     !fs::is_empty("/sys/kernel/iommu_groups", ec);
+  const bool vfio = fs::exists("/dev/vfio/vfio", ec);
+  if (iommu && vfio) return {"vfio", Outcome::kPass, "IOMMU groups and /dev/vfio/vfio present"};
+  return {"vfio", Outcome::kSkip,
+          std::string(iommu ? "" : "no IOMMU groups; ") + (vfio ? "" : "no /dev/vfio/vfio; ") +
+              "the VFIO path is unavailable here (enable the IOMMU and load vfio-pci)"};
+}
+
+Check check_timer() {
+  // The deadline poller must observe real time: wait 2 ms on the steady clock.
+  const auto start = std::chrono::steady_clock::now();
+  PollOptions o;
+  o.timeout = std::chrono::milliseconds(2);
+  Status st = poll_until("a predicate that never holds", [] { return false; }, o);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  if (st.ok() || !st.error().is(Errc::kTimeout) || waited < std::chrono::milliseconds(2))
+    return {"timer", Outcome::kFail, "deadline poller did not time out as expected"};
+  return {"timer", Outcome::kPass,
+          "deadline poller timed out after " +
+              format_duration(std::chrono::duration_cast<Nanos>(waited))};
+}
+
+Check check_ptxas() {
+  auto p = find_ptxas();
+  if (!p) return {"ptxas", Outcome::kSkip, "ptxas not found; cubins cannot be built (optional)"};
+  if (p->version.empty()) return {"ptxas", Outcome::kFail, p->path + " did not report a version"};
+  return {"ptxas", Outcome::kPass, p->path + ": " + p->version};
+}
+
+std::vector<Check> check_firmware_sets() {
+  std::vector<Check> out;
+  for (const FirmwareSet& s : check_firmware()) {
+    if (s.missing.empty())
+      out.push_back({"firmware", Outcome::kPass, s.name + " present"});
+    else
+      out.push_back({"firmware", Outcome::kSkip,
+                     s.name + ": missing " + s.missing.front() + " (apt-get install " + s.package +
+                         "/bookworm-backports)"});
+  }
+  return out;
+}
+
+}  // namespace
+
+cli::Command selfcheck_command() {
+  cli::Command c;
+  c.name = "selfcheck";
+  c.summary = "check that this installation can do its job (LLVM, PCI, VFIO, tools, firmware)";
+  c.description =
+      "Runs quick checks of the environment: LLVM targets, PCI enumeration, VFIO/IOMMU,\n"
+      "the deadline timer, ptxas and firmware packages. Optional parts that are absent are\n"
+      "SKIPPED with a hint; the exit code is 1 if any check FAILED.";
+  c.run = [](const cli::Args&, cli::Io& io) {
+    std::vector<Check> checks = {check_llvm(), check_pci(), check_vfio(), check_timer(),
+                                 check_ptxas()};
+    for (Check& f : check_firmware_sets()) checks.push_back(std::move(f));
+    int passed = 0, failed = 0, skipped = 0;
+    for (const Check& ch : checks) {
+      const char* tag = ch.outcome == Outcome::kPass   ? "PASS   "
+                        : ch.outcome == Outcome::kFail ? "FAIL   "
+                                                       : "SKIPPED";
+      io.out << "  " << tag << " " << ch.name
+             << std::string(10 - std::min<size_t>(9, ch.name.size()), ' ') << ch.detail << "\n";
+      passed += ch.outcome == Outcome::kPass;
+      failed += ch.outcome == Outcome::kFail;
+      skipped += ch.outcome == Outcome::kSkip;
+    }
+    io.out << strformat("selfcheck: %d ok, %d failed, %d skipped\n", passed, failed, skipped);
+    return failed == 0 ? 0 : 1;
+  };
+  return c;
+}
+
+}  // namespace rawgpu::tools

@@ -1,0 +1,22 @@
+// The `rawgpu` tool's subcommands.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rawgpu/cli.h"
+#include "rawgpu/drivers/pci/device_info.h"
+
+namespace rawgpu::tools {
+
+std::vector<cli::Command> all_commands();
+
+cli::Command list_command();
+cli::Command version_command();
+cli::Command selfcheck_command();
+
+// Rendering used by `rawgpu list` (exposed for tests).
+std::string render_devices_text(const std::vector<pci::DeviceInfo>& devices, bool display_only);
+std::string render_devices_json(const std::vector<pci::DeviceInfo>& devices);
+
+}  // namespace rawgpu::tools
