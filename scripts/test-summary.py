@@ -54,6 +54,8 @@ def main() -> int:
             failed_names.append(f"{t['name']} ({t['result']})")
     for n in failed_names:
         print(f"FAILED: {n}")
+    # Counts for .ci/run's overall line.
+    (build / "meson-logs" / "summary.counts").write_text(f"{passed} {failed} {skipped}\n")
     print(f"{label}: {passed} passed, {failed} failed, {skipped} skipped")
     print(f"  ({gtest_suites} GoogleTest suites counted per case, {other} other tests)")
     return 1 if failed or passed == 0 else 0

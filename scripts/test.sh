@@ -24,7 +24,7 @@ case "$mode" in
     # Death tests fork; ASan's abort-on-error keeps their messages on stderr.
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       meson test -C build-asan --no-rebuild --print-errorlogs -q || status=$?
-    python3 scripts/test-summary.py build-asan "tests (asan+ubsan, clang-19)" || status=1
+    python3 scripts/test-summary.py build-asan "asan+ubsan tests" || status=1
     secs=${FUZZ_SECONDS:-30}
     for f in build-asan/tests/fuzz_*; do
       case "$f" in *_replay|*.p) continue ;; esac
