@@ -20,9 +20,11 @@ meson_ok() {
   [ "$(printf '%s\n%s\n' "$MIN_MESON" "$v" | sort -V | head -n1)" = "$MIN_MESON" ]
 }
 
+installed=" $(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${PKGS[@]}" 2>/dev/null |
+  awk '$2 == "ii" { printf "%s ", $1 }') "
 missing=()
 for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  [[ "$installed" == *" $p "* ]] || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ] && meson_ok; then
   exit 0
