@@ -61,6 +61,7 @@ LINUX_PATHS = sorted(
         "drivers/gpu/drm/amd/amdgpu/nvd.h",
         "drivers/gpu/drm/amd/amdgpu/soc15d.h",
         "drivers/gpu/drm/amd/amdgpu/amdgpu_ucode.h",
+        "drivers/gpu/drm/amd/amdgpu/amdgpu_socbb.h",
         "drivers/gpu/drm/amd/amdgpu/psp_gfx_if.h",
         "drivers/gpu/drm/amd/amdgpu/sdma_v6_0_0_pkt_open.h",
         "drivers/gpu/drm/amd/amdgpu/vega10_sdma_pkt_open.h",
