@@ -73,7 +73,8 @@ class _Eval(ast.NodeVisitor):
 
 def eval_int(expr, env):
     """Evaluates a C integer constant expression (literals, known macros, + - * / << >> & | ~)."""
-    e = _CAST.sub(" ", expr)
+    e = re.sub(r"'([^'\\])'", lambda m: str(ord(m.group(1))), expr)  # 'F' -> 70
+    e = _CAST.sub(" ", e)
     e = _INT.sub(lambda m: m.group(1) if not m.group(1).startswith("0") or m.group(1) == "0"
                  or m.group(1)[:2] in ("0x", "0X") else str(int(m.group(1), 8)), e)
     e = e.replace("/", "//").replace("&&", " and ").replace("||", " or ")

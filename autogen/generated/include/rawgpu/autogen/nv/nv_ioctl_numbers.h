@@ -23,5 +23,6 @@ inline constexpr uint32_t NV_ESC_REGISTER_FD = 0xc9;
 inline constexpr uint32_t NV_ESC_STATUS_CODE = 0xd1;
 inline constexpr uint32_t NV_ESC_SYS_PARAMS = 0xd6;
 inline constexpr uint32_t NV_IOCTL_BASE = 0xc8;
+inline constexpr uint32_t NV_IOCTL_MAGIC = 0x46;
 
 }  // namespace rawgpu::autogen::nv::ioctl
