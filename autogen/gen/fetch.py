@@ -123,28 +123,43 @@ def _download(spec, debs):
     return os.path.join(debs, sorted(have)[-1])
 
 
-def _candidate_version(spec):
-    """The version `apt-get download spec` would fetch (for the stamp; no network)."""
-    name, _, release = spec.partition("/")
-    out = subprocess.run(["apt-cache", "policy", name], check=True, capture_output=True,
+def _candidate_versions(specs):
+    """{spec: version `apt-get download spec` would fetch} (one apt-cache call, no network)."""
+    names = sorted({sp.split("/")[0] for sp in specs})
+    out = subprocess.run(["apt-cache", "policy"] + names, check=True, capture_output=True,
                          text=True).stdout
-    if not release:
-        for line in out.splitlines():
-            if line.strip().startswith("Candidate:"):
-                return line.split(":", 1)[1].strip()
-        return "unknown"
-    # Pick the version table entry served from `release`.
-    version = None
+    sections = {}
+    cur = None
     for line in out.splitlines():
-        s = line.strip()
-        if s.startswith("***"):
-            s = s[3:].strip()
-        parts = s.split()
-        if len(parts) >= 2 and parts[1].isdigit() and not s.startswith("http"):
-            version = parts[0]
-        elif version and release in s:
-            return version
-    return "unknown"
+        if line and not line[0].isspace() and line.endswith(":"):
+            cur = line[:-1]
+            sections[cur] = []
+        elif cur:
+            sections[cur].append(line)
+    result = {}
+    for sp in specs:
+        name, _, release = sp.partition("/")
+        lines = sections.get(name, [])
+        version = "unknown"
+        if not release:
+            for line in lines:
+                if line.strip().startswith("Candidate:"):
+                    version = line.split(":", 1)[1].strip()
+        else:
+            # The version-table entry served from `release`.
+            cand = None
+            for line in lines:
+                t = line.strip()
+                if t.startswith("***"):
+                    t = t[3:].strip()
+                parts = t.split()
+                if len(parts) >= 2 and parts[1].isdigit() and not t.startswith("http"):
+                    cand = parts[0]
+                elif cand and release in t:
+                    version = cand
+                    break
+        result[sp] = version
+    return result
 
 
 def _stamp_text(spec, version, paths):
@@ -209,8 +224,9 @@ def fetch(args):
         jobs += [("firmware-amd", AMD_FW_PKG, AMD_FW_GLOBS),
                  ("firmware-nvidia", NV_FW_PKG, NV_FW_GLOBS)]
     t_start = time.monotonic()
+    versions = _candidate_versions([spec for _n, spec, _p in jobs])
     for name, spec, paths in jobs:
-        version = _candidate_version(spec)
+        version = versions[spec]
         stamp = os.path.join(up, f".stamp-{name}")
         text = _stamp_text(spec, version, paths)
         if _stamp_ok(stamp, text):
