@@ -7,6 +7,8 @@
 //   S(pkt, field)    SDMA packet field -> (dword * 32 + shift) * 1000 + width
 #pragma once
 
+// clang-format off: long X-macro lists (clang-format does not reach a fixed point on them).
+
 #define RG_LIST_PM4_NVD(V, F)                                                                      \
   V(PACKET3_NOP)                                                                                   \
   V(PACKET3_DISPATCH_DIRECT)                                                                       \
@@ -97,3 +99,4 @@
   V(UVM_REGISTER_GPU) V(UVM_CREATE_RANGE_GROUP) V(UVM_MAP_EXTERNAL_ALLOCATION)      \
       V(UVM_REGISTER_GPU_VASPACE) V(UVM_CREATE_EXTERNAL_RANGE) V(UVM_MM_INITIALIZE) \
           V(UVM_PAGEABLE_MEM_ACCESS)
+// clang-format on
