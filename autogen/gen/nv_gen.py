@@ -120,10 +120,12 @@ def _struct_groups():
         Group("nv_ioctl", "rawgpu::autogen::nv::ioctl", "nv/nv_ioctl.h",
               ["common/inc/nv-ioctl.h"], f"nvidia-open-kernel-source: {NVK}",
               '#include "nv-ioctl.h"\n', [f"{nvk}/common/inc"],
+              const_files=[f"{nvk}/common/inc/nv-ioctl.h"],
               what="NVIDIA frontend ioctl structs (nv-ioctl.h, 535 layouts)"),
         Group("gsp_rm", "rawgpu::autogen::nv::gsp", "nv/gsp_rm_535.h",
               [f"drivers/gpu/drm/nouveau/include/{h}" for h in gsp_headers],
               "linux-source-6.12", gsp_tu, [nouveau],
+              const_files=[f"{nouveau}/{h}" for h in gsp_headers],
               what="NVIDIA GSP-RM 535.113.01 structs and enums (nouveau's nvrm headers): "
                    "WPR meta, RISC-V ucode desc, sequencer, init/LibOS args, message queue, "
                    "static config, RPC headers and structures"),

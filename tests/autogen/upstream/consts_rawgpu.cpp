@@ -19,6 +19,7 @@
 #include "rawgpu/autogen/nv/clc8b5.h"
 #include "rawgpu/autogen/nv/dev_mmu_gh100.h"
 #include "rawgpu/autogen/nv/dev_mmu_tu102.h"
+#include "rawgpu/autogen/nv/gsp_rm_535.h"
 #include "rawgpu/autogen/nv/nv_ioctl_numbers.h"
 #include "rawgpu/autogen/nv/uvm_ioctl_numbers.h"
 
@@ -36,6 +37,7 @@ DECL(mmu_tu102)
 DECL(mmu_gh100)
 DECL(nv_ioctl)
 DECL(uvm_ioctl)
+DECL(gsp)
 #undef DECL
 
 namespace {
@@ -80,6 +82,8 @@ RG_CHECK_LIST(smu_v13_0_6, , RG_LIST_SMU(NAME_V), RG_LIST_SMU(V_M6))
 RG_CHECK_LIST(smu_v14_0_2, , RG_LIST_SMU(NAME_V), RG_LIST_SMU(V_M14))
 #define V_HW(n) static_cast<long long>(amd::hwid::n),
 RG_CHECK_LIST(hwid, , RG_LIST_HWID(NAME_V), RG_LIST_HWID(V_HW))
+#define V_GSP(n) static_cast<long long>(nv::gsp::n),
+RG_CHECK_LIST(gsp, , RG_LIST_GSP(NAME_V), RG_LIST_GSP(V_GSP))
 #ifdef RG_HAVE_UPSTREAM_NVIDIA
 using namespace nv::clc56f;
 using namespace nv::clc86f;

@@ -19,6 +19,11 @@
 
 namespace rawgpu::autogen::nv::gsp {
 
+// Constants (#define).
+inline constexpr uint32_t GSP_FW_WPR_META_REVISION = 0x1;
+inline constexpr uint64_t GSP_FW_WPR_META_MAGIC = 0xdc3aae21371a60b3;
+inline constexpr uint32_t MAX_GPC_COUNT = 0x20;
+
 enum GSP_SEQ_BUF_OPCODE : uint32_t {
   GSP_SEQ_BUF_OPCODE_REG_WRITE = 0x0,
   GSP_SEQ_BUF_OPCODE_REG_MODIFY = 0x1,

@@ -10,6 +10,15 @@
 
 namespace rawgpu::autogen::nv::ioctl {
 
+// Constants (#define).
+inline constexpr uint32_t NV_RM_API_VERSION_STRING_LENGTH = 0x40;
+inline constexpr uint32_t NV_RM_API_VERSION_CMD_STRICT = 0x0;
+inline constexpr uint32_t NV_RM_API_VERSION_CMD_RELAXED = 0x31;
+inline constexpr uint32_t NV_RM_API_VERSION_CMD_QUERY = 0x32;
+inline constexpr uint32_t NV_RM_API_VERSION_REPLY_UNRECOGNIZED = 0x0;
+inline constexpr uint32_t NV_RM_API_VERSION_REPLY_RECOGNIZED = 0x1;
+inline constexpr uint32_t NV_DMABUF_EXPORT_MAX_HANDLES = 0x80;
+
 struct NvU64_ALIGN32 {
   uint32_t lo;
   uint32_t hi;
