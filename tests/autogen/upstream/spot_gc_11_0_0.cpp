@@ -1,0 +1,39 @@
+// Spot check of autogen's gc_11_0_0 against linux-source-6.12 asic_reg/gc/gc_11_0_0_*.h.
+#include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
+#include "spot.h"
+
+#include "asic_reg/gc/gc_11_0_0_offset.h"
+#include "asic_reg/gc/gc_11_0_0_sh_mask.h"
+
+using T_gc_11_0_0 = rawgpu::autogen::amd::gc_11_0_0;
+
+TEST(AutogenUpstream, gc_11_0_0) {
+  SPOT_REG_P(T_gc_11_0_0, reg, GCVM_CONTEXT0_CNTL);
+  SPOT_REG_P(T_gc_11_0_0, reg, GCVM_INVALIDATE_ENG17_REQ);
+  SPOT_REG_P(T_gc_11_0_0, reg, GCVM_L2_CNTL);
+  SPOT_REG_P(T_gc_11_0_0, reg, CP_HQD_ACTIVE);
+  SPOT_REG_P(T_gc_11_0_0, reg, CP_MQD_BASE_ADDR);
+  SPOT_REG_P(T_gc_11_0_0, reg, CP_HQD_PQ_WPTR_HI);
+  SPOT_REG_P(T_gc_11_0_0, reg, SCRATCH_REG6);
+  SPOT_REG_P(T_gc_11_0_0, reg, SCRATCH_REG7);
+  SPOT_REG_P(T_gc_11_0_0, reg, SH_MEM_CONFIG);
+  SPOT_REG_P(T_gc_11_0_0, reg, SH_MEM_BASES);
+  SPOT_REG_P(T_gc_11_0_0, reg, CP_MEC_RS64_CNTL);
+  SPOT_REG_P(T_gc_11_0_0, reg, SDMA0_QUEUE0_RB_CNTL);
+  SPOT_REG_P(T_gc_11_0_0, reg, SDMA0_F32_CNTL);
+  SPOT_REG_P(T_gc_11_0_0, reg, RLC_RLCS_BOOTLOAD_STATUS);
+  SPOT_REG_P(T_gc_11_0_0, reg, COMPUTE_PGM_LO);
+  SPOT_FIELD(T_gc_11_0_0, GCVM_CONTEXT0_CNTL, PAGE_TABLE_BLOCK_SIZE);
+  SPOT_FIELD(T_gc_11_0_0, GCVM_CONTEXT0_CNTL, PAGE_TABLE_DEPTH);
+  SPOT_FIELD(T_gc_11_0_0, CP_HQD_PQ_CONTROL, QUEUE_SIZE);
+  SPOT_FIELD(T_gc_11_0_0, CP_HQD_PQ_CONTROL, RPTR_BLOCK_SIZE);
+  SPOT_FIELD(T_gc_11_0_0, CP_HQD_PQ_DOORBELL_CONTROL, DOORBELL_OFFSET);
+  SPOT_FIELD(T_gc_11_0_0, SH_MEM_CONFIG, ALIGNMENT_MODE);
+  SPOT_FIELD(T_gc_11_0_0, GRBM_GFX_CNTL, PIPEID);
+  SPOT_FIELD(T_gc_11_0_0, GRBM_GFX_CNTL, QUEUEID);
+  SPOT_FIELD(T_gc_11_0_0, COMPUTE_PGM_RSRC1, VGPRS);
+  SPOT_FIELD(T_gc_11_0_0, GCVM_INVALIDATE_ENG17_REQ, FLUSH_TYPE);
+  SPOT_FIELD(T_gc_11_0_0, CP_MEC_RS64_CNTL, MEC_PIPE0_RESET);
+  SPOT_FIELD(T_gc_11_0_0, SDMA0_QUEUE0_RB_CNTL, RB_SIZE);
+  SPOT_FIELD(T_gc_11_0_0, SDMA0_F32_CNTL, TH1_RESET);
+}

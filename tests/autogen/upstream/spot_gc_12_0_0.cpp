@@ -1,0 +1,32 @@
+// Spot check of autogen's gc_12_0_0 against linux-source-6.12 asic_reg/gc/gc_12_0_0_*.h.
+#include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
+#include "spot.h"
+
+#include "asic_reg/gc/gc_12_0_0_offset.h"
+#include "asic_reg/gc/gc_12_0_0_sh_mask.h"
+
+using T_gc_12_0_0 = rawgpu::autogen::amd::gc_12_0_0;
+
+TEST(AutogenUpstream, gc_12_0_0) {
+  SPOT_REG_P(T_gc_12_0_0, reg, GCVM_CONTEXT0_CNTL);
+  SPOT_REG_P(T_gc_12_0_0, reg, GCVM_L2_PROTECTION_FAULT_STATUS_LO32);
+  SPOT_REG_P(T_gc_12_0_0, reg, CP_HQD_ACTIVE);
+  SPOT_REG_P(T_gc_12_0_0, reg, CP_MQD_BASE_ADDR);
+  SPOT_REG_P(T_gc_12_0_0, reg, CP_PFP_PRGRM_CNTR_START);
+  SPOT_REG_P(T_gc_12_0_0, reg, CP_ME_CNTL);
+  SPOT_REG_P(T_gc_12_0_0, reg, SCRATCH_REG7);
+  SPOT_REG_P(T_gc_12_0_0, reg, SDMA0_QUEUE0_RB_CNTL);
+  SPOT_REG_P(T_gc_12_0_0, reg, SDMA0_MCU_CNTL);
+  SPOT_REG_P(T_gc_12_0_0, reg, COMPUTE_DISPATCH_SCRATCH_BASE_LO);
+  SPOT_FIELD(T_gc_12_0_0, GCVM_CONTEXT0_CNTL, PAGE_TABLE_BLOCK_SIZE);
+  SPOT_FIELD(T_gc_12_0_0, GCVM_CONTEXT0_CNTL, PAGE_TABLE_DEPTH);
+  SPOT_FIELD(T_gc_12_0_0, CP_HQD_PQ_CONTROL, QUEUE_SIZE);
+  SPOT_FIELD(T_gc_12_0_0, CP_HQD_PQ_CONTROL, RPTR_BLOCK_SIZE);
+  SPOT_FIELD(T_gc_12_0_0, CP_HQD_PQ_DOORBELL_CONTROL, DOORBELL_OFFSET);
+  SPOT_FIELD(T_gc_12_0_0, SH_MEM_CONFIG, ALIGNMENT_MODE);
+  SPOT_FIELD(T_gc_12_0_0, GRBM_GFX_CNTL, PIPEID);
+  SPOT_FIELD(T_gc_12_0_0, GRBM_GFX_CNTL, QUEUEID);
+  SPOT_FIELD(T_gc_12_0_0, COMPUTE_PGM_RSRC1, VGPRS);
+  SPOT_FIELD(T_gc_12_0_0, SDMA0_MCU_CNTL, HALT);
+  SPOT_FIELD(T_gc_12_0_0, SDMA0_QUEUE0_RB_CNTL, RB_SIZE);
+}

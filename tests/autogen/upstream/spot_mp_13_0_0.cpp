@@ -1,0 +1,18 @@
+// Spot check of autogen's mp_13_0_0 against linux-source-6.12 asic_reg/mp/mp_13_0_0_*.h.
+#include "rawgpu/autogen/amd/regs/mp_13_0_0.h"
+#include "spot.h"
+
+#include "asic_reg/mp/mp_13_0_0_offset.h"
+#include "asic_reg/mp/mp_13_0_0_sh_mask.h"
+
+using T_mp_13_0_0 = rawgpu::autogen::amd::mp_13_0_0;
+
+TEST(AutogenUpstream, mp_13_0_0) {
+  SPOT_REG_P(T_mp_13_0_0, reg, MP0_SMN_C2PMSG_33);
+  SPOT_REG_P(T_mp_13_0_0, reg, MP0_SMN_C2PMSG_35);
+  SPOT_REG_P(T_mp_13_0_0, reg, MP0_SMN_C2PMSG_64);
+  SPOT_REG_P(T_mp_13_0_0, reg, MP0_SMN_C2PMSG_81);
+  SPOT_REG_P(T_mp_13_0_0, reg, MP1_SMN_C2PMSG_66);
+  SPOT_REG_P(T_mp_13_0_0, reg, MP1_SMN_C2PMSG_82);
+  SPOT_REG_P(T_mp_13_0_0, reg, MP1_SMN_C2PMSG_90);
+}
