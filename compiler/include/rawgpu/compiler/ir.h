@@ -38,7 +38,8 @@ namespace rawgpu::compiler {
   /* definitions */                                                                             \
   X(Special)                                                                                    \
   X(DefineVar)                                                                                  \
-  X(Buffer) X(Param)                           /* structure */                                  \
+  X(Buffer)                                                                                     \
+  X(Param)                                     /* structure */                                  \
       X(Noop) X(Sink) X(Group) X(After) X(End) /* memory */                                     \
       X(Index) X(Load) X(Store)                /* unary */                                      \
       X(Cast) X(Bitcast) X(Exp2) X(Log2) X(Sin) X(Sqrt) X(Recip) X(Neg)                         \
