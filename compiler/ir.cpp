@@ -377,7 +377,7 @@ void* Context::allocate(size_t bytes, size_t align) {
     const size_t chunk = std::max<size_t>(
         bytes + align,
         std::min<size_t>(size_t{1} << 20, size_t{64} << 10 << std::min<size_t>(chunks_.size(), 4)));
-    chunks_.push_back(std::make_unique<std::byte[]>(chunk));
+    chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(chunk));
     cur_ = chunks_.back().get();
     left_ = chunk;
     arena_bytes_ += chunk;
@@ -461,10 +461,13 @@ Ref Context::make(Op op, DType dtype, std::span<const Ref> src, const Arg& arg, 
   n->ctx_ = this;
   OpSet child_ops;
   Ref* out = reinterpret_cast<Ref*>(n + 1);
+  bool invalid = op == Op::kConst && arg.kind() == ArgKind::kInvalid;
   for (size_t k = 0; k < src.size(); ++k) {
     out[k] = src[k];
     child_ops |= OpSet::of(src[k]->op());
+    invalid |= src[k]->may_be_invalid_;
   }
+  n->may_be_invalid_ = invalid;
   n->src_ops_ = child_ops;
   finish_bounds(compute_bounds(op, dtype, src, arg), dtype, n->vmin_, n->vmax_);
   nodes_.push_back(n);

@@ -53,8 +53,8 @@ std::string check_const(const Node& n) {
       if (!is_float(n.dtype())) return "float constant with dtype " + dt(n.dtype());
       return {};
     case ArgKind::kInvalid:
-      if (n.dtype() != DType::kIndex && n.dtype() != DType::kBool)
-        return "Invalid must be index or bool, not " + dt(n.dtype());
+      if (!is_int(n.dtype()) && n.dtype() != DType::kBool)
+        return "Invalid must be an integer or bool, not " + dt(n.dtype());
       return {};
     default: return "arg must be an int, float or Invalid";
   }
@@ -119,7 +119,7 @@ std::string check_alu(const Node& n) {
 std::string check_invalid_use(const Node& n) {
   for (size_t i = 0; i < n.nsrc(); ++i) {
     if (!n.src(i)->is_invalid()) continue;
-    if (n.op() == Op::kWhere && i == 2 && n.dtype() == DType::kIndex) continue;
+    if (n.op() == Op::kWhere && i == 2 && is_int(n.dtype())) continue;
     return strformat("Invalid used as source %zu (only where(gate, index, Invalid) is legal)", i);
   }
   return {};

@@ -39,9 +39,10 @@ namespace rawgpu::compiler {
   X(Special)                                                                                    \
   X(DefineVar)                                                                                  \
   X(Buffer)                                                                                     \
-  X(Param)                                     /* structure */                                  \
-      X(Noop) X(Sink) X(Group) X(After) X(End) /* memory */                                     \
-      X(Index) X(Load) X(Store)                /* unary */                                      \
+  X(Param) /* structure */                                                                      \
+  X(Noop)                                                                                       \
+  X(Sink) X(Group) X(After) X(End) /* memory */                                                 \
+      X(Index) X(Load) X(Store)    /* unary */                                                  \
       X(Cast) X(Bitcast) X(Exp2) X(Log2) X(Sin) X(Sqrt) X(Recip) X(Neg)                         \
           X(Trunc) /* binary; IDiv and Mod truncate toward zero like C (the remainder has the   \
                       dividend's sign) */                                                       \
@@ -239,6 +240,9 @@ class Node {
     return op_ == Op::kConst && arg_.kind() == ArgKind::kInt && arg_.as_int() == v;
   }
   bool is_invalid() const { return op_ == Op::kConst && arg_.kind() == ArgKind::kInvalid; }
+  // Whether an Invalid marker occurs anywhere below (or at) this node: its value may be a masked
+  // index, so rules must not fold it to a value (x * 0 is not 0 when x may be Invalid).
+  bool may_be_invalid() const { return may_be_invalid_; }
 
   // The open RANGE nodes this node depends on, sorted by id: the union over the children minus
   // the ranges this node closes (REDUCE and END close their src[1:]). Lazily computed, cached.
@@ -256,6 +260,7 @@ class Node {
   uint32_t tag_;
   mutable uint32_t nranges_ = 0;
   mutable bool ranges_done_ = false;
+  bool may_be_invalid_ = false;
   Arg arg_;
   Hash128 hash_;
   int64_t vmin_, vmax_;
