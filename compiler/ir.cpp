@@ -366,18 +366,40 @@ std::string Arg::to_string() const {
 }
 
 // ---- Context ---------------------------------------------------------------------------------
-Context::Context() : table_(1024, Slot{0, nullptr}) {}
-Context::~Context() = default;
+Context::Context() : table_(1024, 0) {}
 
 size_t Context::arena_bytes() const { return arena_bytes_; }
+
+namespace {
+// Arena chunks are recycled through a small per-thread pool: a compile creates and drops many
+// Contexts, and fresh memory costs a page fault per 4 KiB on first touch.
+constexpr size_t kChunkBytes = size_t{256} << 10;
+constexpr size_t kMaxPooledChunks = 64;
+std::vector<std::unique_ptr<std::byte[]>>& chunk_pool() {
+  thread_local std::vector<std::unique_ptr<std::byte[]>> pool;
+  return pool;
+}
+}  // namespace
+
+Context::~Context() {
+  auto& pool = chunk_pool();
+  for (size_t i = 0; i < chunks_.size(); ++i)
+    if (chunk_sizes_[i] == kChunkBytes && pool.size() < kMaxPooledChunks)
+      pool.push_back(std::move(chunks_[i]));
+}
 
 void* Context::allocate(size_t bytes, size_t align) {
   size_t pad = (align - reinterpret_cast<uintptr_t>(cur_) % align) % align;
   if (cur_ == nullptr || pad + bytes > left_) {
-    const size_t chunk = std::max<size_t>(
-        bytes + align,
-        std::min<size_t>(size_t{1} << 20, size_t{64} << 10 << std::min<size_t>(chunks_.size(), 4)));
-    chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(chunk));
+    const size_t chunk = std::max(kChunkBytes, bytes + align);
+    auto& pool = chunk_pool();
+    if (chunk == kChunkBytes && !pool.empty()) {
+      chunks_.push_back(std::move(pool.back()));
+      pool.pop_back();
+    } else {
+      chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(chunk));
+    }
+    chunk_sizes_.push_back(chunk);
     cur_ = chunks_.back().get();
     left_ = chunk;
     arena_bytes_ += chunk;
@@ -414,15 +436,24 @@ Arg Context::copy_arg(const Arg& a) {
   }
 }
 
+// The intern table: open addressing with linear probing over 8-byte slots packing the low 32
+// bits of the node's hash (also the probe start, so growing never touches the nodes) and
+// id + 1 (0 = empty).
+namespace {
+inline uint64_t pack_slot(uint32_t tag, uint32_t id) {
+  return (static_cast<uint64_t>(tag) << 32) | (static_cast<uint64_t>(id) + 1);
+}
+}  // namespace
+
 void Context::grow_table() {
-  std::vector<Slot> old(table_.size() * 2, Slot{0, nullptr});
+  std::vector<uint64_t> old(table_.size() * 2, 0);
   old.swap(table_);
   const size_t mask = table_.size() - 1;
-  for (const Slot& s : old) {
-    if (!s.node) continue;
-    size_t i = s.h & mask;
-    while (table_[i].node) i = (i + 1) & mask;
-    table_[i] = s;
+  for (uint64_t slot : old) {
+    if (!slot) continue;
+    size_t i = (slot >> 32) & mask;
+    while (table_[i]) i = (i + 1) & mask;
+    table_[i] = slot;
   }
 }
 
@@ -439,11 +470,13 @@ Ref Context::make(Op op, DType dtype, std::span<const Ref> src, const Arg& arg, 
   const Hash128 hash = h.finish();
 
   const size_t mask = table_.size() - 1;
-  size_t i = hash.lo & mask;
-  for (; table_[i].node; i = (i + 1) & mask) {
-    const Node* n = table_[i].node;
-    if (table_[i].h != hash.lo || n->op_ != op || n->dtype_ != dtype || n->tag_ != tag ||
-        n->nsrc_ != src.size() || !(n->hash_ == hash))
+  const uint32_t hash_tag = static_cast<uint32_t>(hash.lo);
+  size_t i = hash_tag & mask;
+  for (; table_[i]; i = (i + 1) & mask) {
+    if (static_cast<uint32_t>(table_[i] >> 32) != hash_tag) continue;
+    const Node* n = nodes_[static_cast<uint32_t>(table_[i]) - 1];
+    if (n->op_ != op || n->dtype_ != dtype || n->tag_ != tag || n->nsrc_ != src.size() ||
+        !(n->hash_ == hash))
       continue;
     if (!std::equal(src.begin(), src.end(), n->srcs()) || !(n->arg_ == arg)) continue;
     return Ref(n);
@@ -471,7 +504,7 @@ Ref Context::make(Op op, DType dtype, std::span<const Ref> src, const Arg& arg, 
   n->src_ops_ = child_ops;
   finish_bounds(compute_bounds(op, dtype, src, arg), dtype, n->vmin_, n->vmax_);
   nodes_.push_back(n);
-  table_[i] = Slot{hash.lo, n};
+  table_[i] = pack_slot(hash_tag, n->id_);
   if (++table_used_ * 10 > table_.size() * 7) grow_table();
   return Ref(n);
 }

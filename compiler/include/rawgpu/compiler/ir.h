@@ -41,8 +41,9 @@ namespace rawgpu::compiler {
   X(Buffer)                                                                                     \
   X(Param) /* structure */                                                                      \
   X(Noop)                                                                                       \
-  X(Sink) X(Group) X(After) X(End) /* memory */                                                 \
-      X(Index) X(Load) X(Store)    /* unary */                                                  \
+  X(Sink)                                                                                       \
+  X(Group) X(After) X(End)      /* memory */                                                    \
+      X(Index) X(Load) X(Store) /* unary */                                                     \
       X(Cast) X(Bitcast) X(Exp2) X(Log2) X(Sin) X(Sqrt) X(Recip) X(Neg)                         \
           X(Trunc) /* binary; IDiv and Mod truncate toward zero like C (the remainder has the   \
                       dividend's sign) */                                                       \
@@ -318,15 +319,11 @@ class Context {
   void grow_table();
   void compute_ranges(Ref root);
 
-  struct Slot {
-    uint64_t h;  // hash.lo; 0 with node == nullptr means empty
-    Node* node;
-  };
-  std::vector<Slot> table_;
+  std::vector<uint64_t> table_;  // (hash tag << 32) | (id + 1); 0 = empty
   size_t table_used_ = 0;
   std::vector<Node*> nodes_;
-  struct Chunk;
   std::vector<std::unique_ptr<std::byte[]>> chunks_;
+  std::vector<size_t> chunk_sizes_;
   std::byte* cur_ = nullptr;
   size_t left_ = 0;
   size_t arena_bytes_ = 0;
