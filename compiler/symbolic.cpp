@@ -134,7 +134,11 @@ bool flatten_sum(Ref n, std::vector<Term>& terms, i128& konst_sum, size_t limit)
   return true;
 }
 
+// The sum as a canonical chain; null when a coefficient or the constant does not fit int64.
 Ref build_sum(Context& c, DType t, const std::vector<Term>& terms, i128 k) {
+  if (!fits64(k)) return {};
+  for (const Term& tm : terms)
+    if (!fits64(tm.coef)) return {};
   Ref acc;
   for (const Term& tm : terms) {
     if (tm.coef == 0) continue;
@@ -146,15 +150,19 @@ Ref build_sum(Context& c, DType t, const std::vector<Term>& terms, i128 k) {
   return acc;
 }
 
-// Interval of sum(coef * base) + k.
-std::pair<i128, i128> sum_bounds(const std::vector<Term>& terms, i128 k) {
+// Interval of sum(coef * base) + k; nullopt when the operands are too large to reason about in
+// 128 bits (saturated bounds, huge coefficients).
+std::optional<std::pair<i128, i128>> sum_bounds(const std::vector<Term>& terms, i128 k) {
+  constexpr i128 kLimit = static_cast<i128>(1) << 62;
   i128 lo = k, hi = k;
   for (const Term& t : terms) {
+    if (t.coef > kLimit || t.coef < -kLimit || t.base->vmin() < -kLimit || t.base->vmax() > kLimit)
+      return std::nullopt;
     const i128 a = t.coef * t.base->vmin(), b = t.coef * t.base->vmax();
     lo += std::min(a, b);
     hi += std::max(a, b);
   }
-  return {lo, hi};
+  return std::pair<i128, i128>{lo, hi};
 }
 
 i128 floordiv(i128 a, i128 b) {
@@ -199,6 +207,8 @@ Ref fold_by_bounds(const Match& m) {
   Ref n = m.root();
   if (!has_int_bounds(n->dtype()) || n->vmin() != n->vmax()) return {};
   if (n->may_be_invalid()) return {};
+  // Saturated index bounds mean "beyond int64", not a value.
+  if (unbounded(n->dtype()) && (n->vmin() == kI64Max || n->vmin() == kI64Min)) return {};
   return m.ctx().cint(n->vmin(), n->dtype());
 }
 
@@ -419,8 +429,14 @@ Ref mul_rules(const Match& m) {
     if (!fits64(p)) return {};
     return a->src(0) * konst(c, p, n->dtype());
   }
-  // (x + y) * c -> x*c + y*c
-  if (a->op() == Op::kAdd) return a->src(0) * b + a->src(1) * b;
+  // (x + y) * c -> x*c + y*c, when the partial products stay far from the int64 limits.
+  if (a->op() == Op::kAdd) {
+    constexpr i128 kLimit = static_cast<i128>(1) << 62;
+    for (Ref t : a->src())
+      for (i128 v : {static_cast<i128>(t->vmin()), static_cast<i128>(t->vmax())})
+        if (v * k > kLimit || v * k < -kLimit) return {};
+    return a->src(0) * b + a->src(1) * b;
+  }
   return {};
 }
 
@@ -440,6 +456,7 @@ Ref divmod_rules(const Match& m) {
     if (q0 == q1) {
       if (!is_mod) return konst(ctx, q0, t);
       if (q0 == 0) return x;
+      if (!fits64(q0 * c) || !fits64(-q0 * c)) return {};
       return x + konst(ctx, -q0 * c, t);
     }
   }
@@ -454,6 +471,7 @@ Ref divmod_rules(const Match& m) {
     std::vector<Term> reduced = terms;
     for (Term& tm : reduced) tm.coef /= g;
     Ref y = build_sum(ctx, t, reduced, k / g);
+    if (!y) return {};
     Ref cg = konst(ctx, c / g, t);
     return is_mod ? (y % cg) * konst(ctx, g, t) : y / cg;
   }
@@ -478,7 +496,9 @@ Ref divmod_rules(const Match& m) {
       if (r != 0) rem.push_back({tm.base, r});
     }
     const i128 kr = floormod(k, c), kq = floordiv(k, c);
-    const auto [lo, hi] = sum_bounds(rem, kr);
+    const auto bounds = sum_bounds(rem, kr);
+    if (!bounds) return {};
+    const auto [lo, hi] = *bounds;
     if (floordiv(lo, c) == floordiv(hi, c)) {
       // The residual stays within one period: it is the remainder (shifted by whole periods).
       const i128 tq = floordiv(lo, c);
@@ -488,8 +508,10 @@ Ref divmod_rules(const Match& m) {
     if (attempt == 0 && lo >= 0 && (!quot.empty() || kq != 0)) {
       // Pull whole multiples of c out: the residual is non-negative.
       Ref r = build_sum(ctx, t, rem, kr);
+      Ref q = build_sum(ctx, t, quot, kq);
+      if (!r || !q) return {};
       if (is_mod) return r % n->src(1);
-      return build_sum(ctx, t, quot, kq) + r / n->src(1);
+      return q + r / n->src(1);
     }
   }
   return {};
@@ -528,7 +550,9 @@ Ref cmp_rules(const Match& m) {
   for (const Term& tm : terms) g = gcd128(g, tm.coef);
   if (g <= 1) return {};
   for (Term& tm : terms) tm.coef /= g;
-  return cmplt(build_sum(ctx, t, terms, 0), konst(ctx, ceildiv(kv, g), t));
+  Ref sum = build_sum(ctx, t, terms, 0);
+  if (!sum) return {};
+  return cmplt(sum, konst(ctx, ceildiv(kv, g), t));
 }
 
 // where(!c, t, f) -> where(c, f, t) (not for index gates, whose Invalid stays on the right).
@@ -691,22 +715,25 @@ IntEvaluator::IntEvaluator(Ref e) : order_(e->ctx().toposort(e)) {
   }
   std::sort(leaves_.begin(), leaves_.end(), [](Ref a, Ref b) { return a->id() < b->id(); });
   values_.resize(order_.size());
+  undefined_.resize(order_.size());
 }
 
 Result<EvalResult> IntEvaluator::run(std::span<const int64_t> leaf_values) {
   if (leaf_values.size() != leaves_.size())
     return make_error(Errc::kInvalidArgument, "%zu leaf values for %zu leaves", leaf_values.size(),
                       leaves_.size());
-  size_t next_leaf = 0;
   std::vector<size_t> leaf_slot(leaves_.size());
   for (size_t i = 0; i < leaves_.size(); ++i) leaf_slot[i] = slot_[leaves_[i]->id()];
   for (size_t i = 0; i < leaves_.size(); ++i) values_[leaf_slot[i]] = {leaf_values[i], false};
-  (void)next_leaf;
   for (uint32_t i = 0; i < order_.size(); ++i) {
     Ref n = order_[i];
     const Op op = n->op();
-    if (op == Op::kDefineVar || op == Op::kRange || op == Op::kSpecial) continue;
+    if (op == Op::kDefineVar || op == Op::kRange || op == Op::kSpecial) {
+      undefined_[i] = 0;
+      continue;
+    }
     if (op == Op::kConst) {
+      undefined_[i] = 0;
       if (n->is_invalid()) {
         values_[i] = {0, true};
       } else if (n->arg().kind() == ArgKind::kInt) {
@@ -720,21 +747,28 @@ Result<EvalResult> IntEvaluator::run(std::span<const int64_t> leaf_values) {
       return make_error(Errc::kInvalidArgument, "%%%u: %s is not integer math", n->id(),
                         std::string(op_name(op)).c_str());
     int64_t v[3];
-    bool invalid = false;
+    bool invalid = false, undefined = false;
     for (size_t k = 0; k < n->nsrc(); ++k) {
-      const EvalResult& s = values_[slot_[n->src(k)->id()]];
-      v[k] = s.value;
-      invalid |= s.invalid;
+      const uint32_t j = slot_[n->src(k)->id()];
+      v[k] = values_[j].value;
+      invalid |= values_[j].invalid;
+      undefined |= undefined_[j] != 0;
       if (!has_int_bounds(n->src(k)->dtype()))
         return make_error(Errc::kInvalidArgument, "%%%u: float operand", n->id());
     }
+    undefined_[i] = 0;
     if (op == Op::kWhere) {
-      // A gate: the untaken branch's Invalid does not matter.
-      const EvalResult& c = values_[slot_[n->src(0)->id()]];
-      if (c.invalid) {
+      // A gate or select: only the taken branch matters (masked lanes may overflow freely).
+      const uint32_t c = slot_[n->src(0)->id()];
+      if (undefined_[c]) {
+        undefined_[i] = 1;
+        values_[i] = {0, false};
+      } else if (values_[c].invalid) {
         values_[i] = {0, true};
       } else {
-        values_[i] = values_[slot_[n->src(c.value ? 1 : 2)->id()]];
+        const uint32_t taken = slot_[n->src(values_[c].value ? 1 : 2)->id()];
+        values_[i] = values_[taken];
+        undefined_[i] = undefined_[taken];
       }
       continue;
     }
@@ -742,14 +776,25 @@ Result<EvalResult> IntEvaluator::run(std::span<const int64_t> leaf_values) {
       values_[i] = {0, true};
       continue;
     }
+    if (undefined) {
+      undefined_[i] = 1;
+      values_[i] = {0, false};
+      continue;
+    }
     DType t = n->dtype();
     if (ops::kComparison.has(op)) t = n->src(0)->dtype();
     auto r = exec_alu(op, t, std::span<const int64_t>(v, n->nsrc()));
-    if (!r)
-      return make_error(Errc::kInvalidArgument, "%%%u: %s is undefined for these operands", n->id(),
-                        std::string(op_name(op)).c_str());
+    if (!r) {
+      undefined_[i] = 1;
+      values_[i] = {0, false};
+      undefined_op_ = n;
+      continue;
+    }
     values_[i] = {*r, false};
   }
+  if (undefined_.back())
+    return make_error(Errc::kInvalidArgument, "%%%u: %s is undefined for these operands",
+                      undefined_op_->id(), std::string(op_name(undefined_op_->op())).c_str());
   return values_.back();
 }
 

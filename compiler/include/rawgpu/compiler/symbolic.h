@@ -44,8 +44,9 @@ struct EvalResult {
   bool operator==(const EvalResult&) const = default;
 };
 using Binding = std::pair<Ref, int64_t>;
-// Errors: kInvalidArgument for an unbound leaf, division by zero or an op that is not integer
-// math (loads, floats).
+// Errors: kInvalidArgument for an unbound leaf, an op that is not integer math (loads, floats), or
+// a division by zero / int64 overflow that the result depends on (in the untaken branch of a
+// where, or under a false gate, it does not matter).
 Result<EvalResult> eval_int(Ref e, std::span<const Binding> bindings);
 
 // Evaluates one expression for many assignments (the graph is walked once, at construction).
@@ -59,12 +60,16 @@ class IntEvaluator {
   // Every node of the expression, children first, and its value from the last run().
   const std::vector<Ref>& nodes() const { return order_; }
   const std::vector<EvalResult>& values() const { return values_; }
+  // Per node: 1 when its value was undefined (overflow, division by zero) in the last run().
+  const std::vector<uint8_t>& undefined() const { return undefined_; }
 
  private:
   std::vector<Ref> order_;
   std::vector<uint32_t> slot_;  // node id -> position in order_ (ids of this graph only)
   std::vector<Ref> leaves_;
   std::vector<EvalResult> values_;
+  std::vector<uint8_t> undefined_;  // overflow or division by zero (only an error if selected)
+  Ref undefined_op_;
 };
 
 }  // namespace rawgpu::compiler
