@@ -190,6 +190,21 @@ TEST(Rewrite, TopDownSeesParentsBeforeChildren) {
   EXPECT_EQ(order[0], "neg(((a+b)+(b+a)))");
 }
 
+TEST(Rewrite, PreAndPostRulesInOneTraversal) {
+  Context ctx;
+  Ref x = ctx.var("x", 0, 10);
+  PatternMatcher pre;  // -(-a) -> a, before descending
+  pre.add(P::op(Op::kNeg).src(P::op(Op::kNeg).src(P::var("a"))),
+          [](const Match& m) { return m("a"); });
+  const PatternMatcher post = fold_adds();
+  // --((x + 1) + 2) + 3: the pre rule strips the negations, the post rules fold the constants.
+  Ref e = -(-((x + 1) + 2)) + 3;
+  EXPECT_EQ(rewrite_graph(e, &pre, &post), x + 6);
+  // Neither alone reaches that form.
+  EXPECT_NE(rewrite_top_down(e, pre), x + 6);
+  EXPECT_NE(rewrite_bottom_up(e, post), x + 6);
+}
+
 TEST(Rewrite, WalkDoesNotRevisitResults) {
   Context ctx;
   Ref x = ctx.var("x", 0, 10);

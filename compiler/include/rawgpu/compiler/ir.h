@@ -46,7 +46,8 @@ namespace rawgpu::compiler {
   X(After)                                                                                      \
   X(End) /* memory */                                                                           \
   X(Index)                                                                                      \
-  X(Load) X(Store) /* unary */                                                                  \
+  X(Load)                                                                                       \
+  X(Store) /* unary */                                                                          \
       X(Cast) X(Bitcast) X(Exp2) X(Log2) X(Sin) X(Sqrt) X(Recip) X(Neg)                         \
           X(Trunc) /* binary; IDiv and Mod truncate toward zero like C (the remainder has the   \
                       dividend's sign) */                                                       \
