@@ -31,33 +31,33 @@
 
 namespace rawgpu::compiler {
 
-// Op order is fixed on purpose: it is a tie-breaker in canonical operand order and part of the
-// structural hash. Append new ops at the end of their group only in a commit that also updates
-// the golden hashes in the tests.
-#define RAWGPU_COMPILER_OPS(X)                                                                  \
-  /* definitions */                                                                             \
-  X(Special)                                                                                    \
-  X(DefineVar)                                                                                  \
-  X(Buffer)                                                                                     \
-  X(Param) /* structure */                                                                      \
-  X(Noop)                                                                                       \
-  X(Sink)                                                                                       \
-  X(Group)                                                                                      \
-  X(After)                                                                                      \
-  X(End) /* memory */                                                                           \
-  X(Index)                                                                                      \
-  X(Load)                                                                                       \
-  X(Store) /* unary */                                                                          \
-      X(Cast) X(Bitcast) X(Exp2) X(Log2) X(Sin) X(Sqrt) X(Recip) X(Neg)                         \
-          X(Trunc) /* binary; IDiv and Mod truncate toward zero like C (the remainder has the   \
-                      dividend's sign) */                                                       \
-      X(Add) X(Mul) X(Shl) X(Shr) X(IDiv) X(Mod) X(Max) X(CmpLt) X(CmpNe) X(CmpEq) X(Xor) X(Or) \
-          X(And) X(Threefry) X(Sub) X(FDiv) X(Pow) /* ternary */                                \
-      X(Where) X(MulAcc)                           /* control */                                \
-      X(Barrier) X(Range) X(If) X(EndIf)           /* leaves */                                 \
-      X(Const)                                     /* tensor graph only */                      \
-      X(Contiguous) X(Detach) X(Copy) X(Reshape) X(Permute) X(Expand) X(Pad) X(Shrink) X(Flip)  \
-          X(ReduceAxis) X(Reduce)
+// Op order is fixed on purpose: op values are part of the structural hash (the compile-cache key)
+// and of printed listings. Adding or reordering ops changes every hash, which invalidates
+// on-disk caches; do it deliberately.
+// clang-format off
+// Binary IDiv and Mod truncate toward zero like C (the remainder has the dividend's sign).
+#define RAWGPU_COMPILER_OPS(X)                                                   \
+  /* definitions */                                                              \
+  X(Special) X(DefineVar) X(Buffer) X(Param)                                     \
+  /* structure */                                                                \
+  X(Noop) X(Sink) X(Group) X(After) X(End)                                       \
+  /* memory */                                                                   \
+  X(Index) X(Load) X(Store)                                                      \
+  /* unary */                                                                    \
+  X(Cast) X(Bitcast) X(Exp2) X(Log2) X(Sin) X(Sqrt) X(Recip) X(Neg) X(Trunc)     \
+  /* binary */                                                                   \
+  X(Add) X(Mul) X(Shl) X(Shr) X(IDiv) X(Mod) X(Max) X(CmpLt) X(CmpNe) X(CmpEq)   \
+  X(Xor) X(Or) X(And) X(Threefry) X(Sub) X(FDiv) X(Pow)                          \
+  /* ternary */                                                                  \
+  X(Where) X(MulAcc)                                                             \
+  /* control */                                                                  \
+  X(Barrier) X(Range) X(If) X(EndIf)                                             \
+  /* leaves */                                                                   \
+  X(Const)                                                                       \
+  /* tensor graph only */                                                        \
+  X(Contiguous) X(Detach) X(Copy) X(Reshape) X(Permute) X(Expand) X(Pad)         \
+  X(Shrink) X(Flip) X(ReduceAxis) X(Reduce)
+// clang-format on
 
 enum class Op : uint8_t {
 #define RAWGPU_X(name) k##name,
