@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(meson ninja-build pkg-config llvm-19-dev lld-19 liblld-19-dev clang-19 clang-format-19
       libpci-dev libusb-1.0-0-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
-      libzstd-dev zlib1g-dev libclang-rt-19-dev python3 pciutils)
+      libzstd-dev zlib1g-dev libclang-rt-19-dev python3 pciutils libz3-dev)
 MIN_MESON=1.7
 
 SUDO=""

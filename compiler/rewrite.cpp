@@ -1,0 +1,227 @@
+#include "rawgpu/compiler/rewrite.h"
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "rawgpu/base/error.h"
+#include "rawgpu/base/log.h"
+
+namespace rawgpu::compiler {
+namespace {
+
+// Per-node memo for one driver call: result (null = not done) and an in-progress flag, in flat
+// arrays indexed by node id that grow as rules create nodes.
+class Memo {
+ public:
+  explicit Memo(const Context& ctx) { grow(ctx.num_nodes()); }
+  const Node* get(const Node* n) {
+    fit(n);
+    return result_[n->id()];
+  }
+  bool in_progress(const Node* n) {
+    fit(n);
+    return busy_[n->id()] != 0;
+  }
+  void start(const Node* n) {
+    fit(n);
+    busy_[n->id()] = 1;
+  }
+  // n's final form is v. In fixpoint drivers v is its own final form too (`v_is_fixpoint`).
+  void finish(const Node* n, const Node* v, bool v_is_fixpoint = true) {
+    fit(n);
+    fit(v);
+    result_[n->id()] = v;
+    busy_[n->id()] = 0;
+    if (v_is_fixpoint && !busy_[v->id()] && !result_[v->id()]) result_[v->id()] = v;
+  }
+
+ private:
+  void fit(const Node* n) {
+    if (n->id() >= result_.size()) grow(n->ctx().num_nodes());
+  }
+  void grow(size_t n) {
+    const size_t size = n + n / 2 + 64;
+    result_.resize(size, nullptr);
+    busy_.resize(size, 0);
+  }
+  std::vector<const Node*> result_;
+  std::vector<uint8_t> busy_;
+};
+
+struct Frame {
+  const Node* n;    // the node whose final form is being computed
+  const Node* cur;  // what it currently stands for
+  uint8_t stage;
+};
+
+[[noreturn]] void cycle(const RewriteOptions& o, const Node* n, const char* why) {
+  fatal_error(__FILE__, __LINE__,
+              strformat("rewrite pass '%.*s': %s at node %%%u (%s): the rule set has a cycle",
+                        static_cast<int>(o.pass.size()), o.pass.data(), why, n->id(),
+                        expr_string(Ref(n), 6).c_str()));
+}
+
+Ref apply(const PatternMatcher& pm, const Node* n, const RewriteOptions& o) {
+  int rule = -1;
+  Ref r = pm.rewrite(Ref(n), o.user, &rule);
+  if (r) {
+    if (o.stats) ++o.stats->rule_hits;
+    if (log::enabled("rewrite", 5))
+      log::writef("rewrite", 5, "%.*s rule %s: %s -> %s", static_cast<int>(o.pass.size()),
+                  o.pass.data(), pm.rule_name(static_cast<size_t>(rule)).c_str(),
+                  expr_string(Ref(n), 8).c_str(), expr_string(r, 8).c_str());
+  }
+  return r;
+}
+
+}  // namespace
+
+Ref rewrite_graph(Ref root, const PatternMatcher* pre, const PatternMatcher* post,
+                  const RewriteOptions& o) {
+  Context& ctx = root->ctx();
+  Memo memo(ctx);
+  std::vector<Frame> stack{{root.get(), root.get(), 0}};
+  std::vector<Ref> new_src;
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.stage == 0) {
+      if (memo.get(f.n)) {
+        stack.pop_back();
+        continue;
+      }
+      if (memo.in_progress(f.n)) cycle(o, f.n, "node reached again while being rewritten");
+      memo.start(f.n);
+      if (o.stats) ++o.stats->nodes_visited;
+      const Node* cur = f.n;
+      if (pre) {
+        // Rules applied until none fires. Long chains of fresh nodes are fine (-(-(-(-x))));
+        // revisiting a node is a cycle (checked with a set once the chain gets long).
+        uint64_t count = 0;
+        std::unordered_set<const Node*> seen;
+        while (Ref r = apply(*pre, cur, o)) {
+          cur = r.get();
+          if (++count > 64 && !seen.insert(cur).second)
+            cycle(o, f.n, "top-down rewrites returned to an earlier node");
+          if (count > o.max_rewrites_per_node) cycle(o, f.n, "too many top-down rewrites");
+        }
+      }
+      if (cur != f.n) {
+        if (const Node* done = memo.get(cur)) {
+          memo.finish(f.n, done);
+          stack.pop_back();
+          continue;
+        }
+      }
+      f.stage = 1;
+      f.cur = cur;
+      const size_t base = stack.size();
+      for (size_t i = cur->nsrc(); i-- > 0;) {
+        const Node* c = cur->src(i).get();
+        if (memo.get(c)) continue;
+        if (memo.in_progress(c)) cycle(o, c, "rewrite result contains the node being rewritten");
+        stack.push_back({c, c, 0});
+      }
+      (void)base;
+      continue;
+    }
+    if (f.stage == 1) {
+      const Node* cur = f.cur;
+      new_src.clear();
+      for (Ref c : cur->src()) new_src.push_back(Ref(memo.get(c.get())));
+      const Ref rebuilt = ctx.replace_src(Ref(cur), new_src);
+      Ref next;
+      if (rebuilt.get() != cur) {
+        next = rebuilt;
+      } else if (post) {
+        next = apply(*post, cur, o);
+      }
+      if (!next) {
+        memo.finish(f.n, cur);
+        stack.pop_back();
+        continue;
+      }
+      if (const Node* done = memo.get(next.get())) {
+        memo.finish(f.n, done);
+        stack.pop_back();
+        continue;
+      }
+      f.stage = 2;
+      f.cur = next.get();
+      const Node* nn = next.get();
+      if (memo.in_progress(nn)) cycle(o, nn, "rewrite returned a node that is being rewritten");
+      stack.push_back({nn, nn, 0});
+      continue;
+    }
+    // Stage 2: the replacement is final; it is n's final form too.
+    memo.finish(f.n, memo.get(f.cur));
+    stack.pop_back();
+  }
+  return Ref(memo.get(root.get()));
+}
+
+Ref rewrite_walk(Ref root, const PatternMatcher& pm, const RewriteOptions& o) {
+  Context& ctx = root->ctx();
+  Memo memo(ctx);
+  std::vector<Frame> stack{{root.get(), root.get(), 0}};
+  std::vector<Ref> new_src;
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.stage == 0) {
+      if (memo.get(f.n)) {
+        stack.pop_back();
+        continue;
+      }
+      f.stage = 1;
+      const Node* n = f.n;
+      for (size_t i = n->nsrc(); i-- > 0;)
+        if (!memo.get(n->src(i).get())) stack.push_back({n->src(i).get(), nullptr, 0});
+      continue;
+    }
+    const Node* n = f.n;
+    stack.pop_back();
+    if (memo.get(n)) continue;  // reached twice before completion (shared child)
+    new_src.clear();
+    for (Ref c : n->src()) new_src.push_back(Ref(memo.get(c.get())));
+    const Ref rebuilt = ctx.replace_src(Ref(n), new_src);
+    if (o.stats) ++o.stats->nodes_visited;
+    const Ref r = apply(pm, rebuilt.get(), o);
+    // A walk does not revisit results, so the result is not recorded as its own final form.
+    memo.finish(n, (r ? r : rebuilt).get(), /*v_is_fixpoint=*/false);
+  }
+  return Ref(memo.get(root.get()));
+}
+
+Ref substitute(Ref root, const std::unordered_map<Ref, Ref>& replacements) {
+  Context& ctx = root->ctx();
+  std::vector<const Node*> result(ctx.num_nodes(), nullptr);
+  std::vector<Frame> stack{{root.get(), nullptr, 0}};
+  std::vector<Ref> new_src;
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const Node* n = f.n;
+    if (f.stage == 0) {
+      if (result[n->id()]) {
+        stack.pop_back();
+        continue;
+      }
+      if (auto it = replacements.find(Ref(n)); it != replacements.end()) {
+        result[n->id()] = it->second.get();
+        stack.pop_back();
+        continue;
+      }
+      f.stage = 1;
+      for (size_t i = n->nsrc(); i-- > 0;)
+        if (!result[n->src(i)->id()]) stack.push_back({n->src(i).get(), nullptr, 0});
+      continue;
+    }
+    stack.pop_back();
+    if (result[n->id()]) continue;
+    new_src.clear();
+    for (Ref c : n->src()) new_src.push_back(Ref(result[c->id()]));
+    result[n->id()] = ctx.replace_src(Ref(n), new_src).get();
+  }
+  return Ref(result[root->id()]);
+}
+
+}  // namespace rawgpu::compiler
