@@ -120,7 +120,11 @@ Result<VirtMapping> MemoryManager::valloc(uint64_t size, uint64_t align, PageAtt
     RG_CHECK(va_->free(vm.va).ok());
   };
   if (contiguous) {
-    auto pa = palloc(vm.size, chunk_align(uint64_t{1} << log2_floor(vm.size)), false);
+    auto pa =
+        vm.size > main_->size()
+            ? Result<VramAddr>(make_error(Errc::kOutOfMemory, "larger than the main pool (%s)",
+                                          format_bytes(main_->size()).c_str()))
+            : palloc(vm.size, chunk_align(uint64_t{1} << log2_floor(vm.size)), false);
     if (!pa.ok()) {
       release();
       return std::move(pa).take_error().add_context(
@@ -132,7 +136,7 @@ Result<VirtMapping> MemoryManager::valloc(uint64_t size, uint64_t align, PageAtt
     uint64_t rem = vm.size;
     size_t k = 0;
     while (rem > 0) {
-      while (chunk_sizes_[k] > rem) ++k;
+      while (chunk_sizes_[k] > rem || chunk_sizes_[k] > main_->size()) ++k;
       const uint64_t sz = chunk_sizes_[k];
       auto pa = palloc(sz, chunk_align(sz), false);
       if (!pa.ok()) {
