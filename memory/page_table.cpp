@@ -38,6 +38,16 @@ void set_bits_range(std::vector<uint64_t>& bm, uint64_t lo, uint64_t hi, bool va
     lo += n;
   }
 }
+bool all_bits(const std::vector<uint64_t>& bm, uint64_t lo, uint64_t hi) {
+  while (lo < hi) {
+    const uint64_t w = lo / 64, b = lo % 64;
+    const uint64_t n = std::min<uint64_t>(64 - b, hi - lo);
+    const uint64_t mask = low_mask(static_cast<unsigned>(n)) << b;
+    if ((bm[w] & mask) != mask) return false;
+    lo += n;
+  }
+  return true;
+}
 bool test_bit(const std::vector<uint64_t>& bm, uint64_t i) { return (bm[i / 64] >> (i % 64)) & 1; }
 unsigned ctz_or(uint64_t v, unsigned fallback) {
   return v == 0 ? fallback : static_cast<unsigned>(std::countr_zero(v));
@@ -191,6 +201,8 @@ struct PageTable::Impl {
     const uint64_t span = lv[l].span();
     const uint64_t region = l == 0 ? 0 : lo & ~(span * lv[l].entries - 1);
     const uint64_t i0 = index(l, lo), i1 = index(l, hi - 1) + 1;
+    // Last level: every entry is one page inside [lo, hi); only presence matters.
+    if (l == last && all_bits(tb.leaf, i0, i1)) return {};
     for (uint64_t i = i0; i < i1; ++i) {
       const uint64_t eb = region + i * span, ee = eb + span;
       if (test_bit(tb.leaf, i)) {
@@ -216,6 +228,13 @@ struct PageTable::Impl {
     const uint64_t region = l == 0 ? 0 : lo & ~(span * lv[l].entries - 1);
     const uint64_t i0 = index(l, lo), i1 = index(l, hi - 1) + 1;
     const unsigned ew = ewords(l);
+    if (l == last) {  // only leaves here, all present (checked before)
+      Table& tb = tables[t];
+      std::fill(tb.words + i0 * ew, tb.words + i1 * ew, uint64_t{0});
+      set_bits_range(tb.leaf, i0, i1, false);
+      tb.live -= static_cast<uint32_t>(i1 - i0);
+      return;
+    }
     for (uint64_t i = i0; i < i1; ++i) {
       Table& tb = tables[t];
       const uint64_t eb = region + i * span, ee = eb + span;
@@ -290,31 +309,27 @@ Status PageTable::map(GpuVa va, std::span<const AddrRange<VramAddr>> chunks,
                       const PageAttrs& attrs) {
   if (attrs.aperture != Aperture::kVram)
     return make_error(Errc::kInvalidArgument, "VRAM chunks mapped with a system aperture");
-  std::vector<AddrRange<uint64_t>> raw(chunks.size());
-  for (size_t i = 0; i < chunks.size(); ++i) raw[i] = {chunks[i].base.raw(), chunks[i].size};
-  return map_raw(va, raw, attrs);
+  return map_raw(va, ChunkList{chunks.data(), nullptr, chunks.size()}, attrs);
 }
 
 Status PageTable::map(GpuVa va, std::span<const AddrRange<BusAddr>> chunks,
                       const PageAttrs& attrs) {
   if (attrs.aperture != Aperture::kSystem)
     return make_error(Errc::kInvalidArgument, "bus-address chunks mapped with the VRAM aperture");
-  std::vector<AddrRange<uint64_t>> raw(chunks.size());
-  for (size_t i = 0; i < chunks.size(); ++i) raw[i] = {chunks[i].base.raw(), chunks[i].size};
-  return map_raw(va, raw, attrs);
+  return map_raw(va, ChunkList{nullptr, chunks.data(), chunks.size()}, attrs);
 }
 
-Status PageTable::map_raw(GpuVa va, std::span<const AddrRange<uint64_t>> chunks,
-                          const PageAttrs& attrs) {
+Status PageTable::map_raw(GpuVa va, const ChunkList& chunks, const PageAttrs& attrs) {
   Impl& m = *impl_;
   const uint64_t page = codec_->page_size();
-  if (chunks.empty()) return make_error(Errc::kInvalidArgument, "map of no chunks");
+  if (chunks.n == 0) return make_error(Errc::kInvalidArgument, "map of no chunks");
   if (!va.is_aligned(page))
     return make_error(Errc::kInvalidArgument, "map: GPU VA %s is not %s-aligned",
                       va.to_string().c_str(), format_bytes(page).c_str());
   const uint64_t limit = codec_->phys_limit(attrs.aperture);
   uint64_t total = 0;
-  for (const auto& c : chunks) {
+  for (size_t k = 0; k < chunks.n; ++k) {
+    const AddrRange<uint64_t> c = chunks[k];
     if (c.size == 0 || c.base % page != 0 || c.size % page != 0)
       return make_error(Errc::kInvalidArgument, "map: chunk [%s, +%s) is empty or not %s-aligned",
                         hex(c.base).c_str(), hex(c.size).c_str(), format_bytes(page).c_str());
@@ -339,7 +354,8 @@ Status PageTable::map_raw(GpuVa va, std::span<const AddrRange<uint64_t>> chunks,
   m.created.clear();
   uint64_t cur = lo;
   const bool frag = codec_->has_fragment();
-  for (const auto& c : chunks) {
+  for (size_t k = 0; k < chunks.n; ++k) {
+    const AddrRange<uint64_t> c = chunks[k];
     uint64_t pa = c.base, left = c.size;
     while (left > 0) {
       unsigned level = m.last;
@@ -382,7 +398,7 @@ Status PageTable::map_raw(GpuVa va, std::span<const AddrRange<uint64_t>> chunks,
   m.created.clear();
   m.mem->flush();
   RG_LOG("mmu", 3, "%s: mapped %s at %s (%zu chunks)", codec_->name().data(),
-         format_bytes(total).c_str(), va.to_string().c_str(), chunks.size());
+         format_bytes(total).c_str(), va.to_string().c_str(), chunks.n);
   if (hook_) hook_(va, total);
   return {};
 }

@@ -13,9 +13,6 @@ namespace {
 
 constexpr uint32_t kNil = std::numeric_limits<uint32_t>::max();
 constexpr uint32_t kNoBin = std::numeric_limits<uint32_t>::max();
-// Blocks an aligned request inspects in bins that may not fit before it takes the bin that
-// surely fits (keeps alloc O(1); the exhaustive scan runs only when both fail).
-constexpr int kAlignedProbeBudget = 16;
 
 struct Node {
   uint64_t addr = 0;
@@ -49,12 +46,14 @@ class AddrIndex {
     place(key, node);
     ++count_;
   }
-  void erase(uint64_t key) {
+  // Removes key and returns its node, or kNil (nothing changed) if it is not indexed.
+  uint32_t take(uint64_t key) {
     size_t i = slot(key);
-    while (slots_[i].key != key || slots_[i].node == kNil) {
-      RG_ASSERT(slots_[i].node != kNil, "erasing a key that is not indexed");
-      i = (i + 1) & mask_;
+    for (;; i = (i + 1) & mask_) {
+      if (slots_[i].node == kNil) return kNil;
+      if (slots_[i].key == key) break;
     }
+    const uint32_t node = slots_[i].node;
     // Backward-shift: move later entries of the probe chain into the hole.
     size_t hole = i;
     for (size_t j = (i + 1) & mask_; slots_[j].node != kNil; j = (j + 1) & mask_) {
@@ -68,6 +67,7 @@ class AddrIndex {
     }
     slots_[hole].node = kNil;
     --count_;
+    return node;
   }
   size_t size() const { return count_; }
   template <class F>
@@ -350,21 +350,16 @@ Result<uint64_t> Tlsf::alloc(uint64_t size, uint64_t align) {
     return out_of_space();
   }
 
-  // Aligned: bins from bin_of(n) up to (excluding) the guaranteed bin may hold blocks that fit
-  // after alignment; probe a few, smallest bins first.
+  // Aligned: first the head of the ordinary good-fit bin (usually large enough to absorb the
+  // alignment), then the bin that guarantees a fit after alignment (size + align - granule).
   const uint64_t slack = (align >> m.gshift) - 1;
   const uint32_t lo_bin = m.bin_of(n);
+  if (const uint32_t b = m.find_bin(m.fit_bin_of(n)); b != kNoBin) {
+    const uint64_t pre = m.fit_offset(m.heads[b], bytes, align);
+    if (pre != UINT64_MAX) return m.take(m.heads[b], pre, bytes, align);
+  }
   const uint32_t sure_bin =
       n > std::numeric_limits<uint64_t>::max() - slack ? kNoBin : m.fit_bin_of(n + slack);
-  int budget = kAlignedProbeBudget;
-  for (uint32_t b = m.find_bin(lo_bin);
-       b != kNoBin && (sure_bin == kNoBin || b < sure_bin) && budget > 0;
-       b = b + 1 < m.heads.size() ? m.find_bin(b + 1) : kNoBin) {
-    for (uint32_t i = m.heads[b]; i != kNil && budget > 0; i = m.nodes[i].next_free, --budget) {
-      const uint64_t pre = m.fit_offset(i, bytes, align);
-      if (pre != UINT64_MAX) return m.take(i, pre, bytes, align);
-    }
-  }
   if (sure_bin != kNoBin) {
     const uint32_t b = m.find_bin(sure_bin);
     if (b != kNoBin) {
@@ -390,7 +385,7 @@ Status Tlsf::free(uint64_t addr) {
   if (addr < m.base || addr - m.base >= m.size)
     return make_error(Errc::kOutOfRange, "TLSF free of %s outside the managed range [%s, +%s)",
                       hex(addr).c_str(), hex(m.base).c_str(), hex(m.size).c_str());
-  uint32_t i = m.index.find(addr);
+  uint32_t i = m.index.take(addr);
   if (i == kNil) {
     const uint32_t c = m.block_containing(addr);
     RG_CHECK(c != kNil, "blocks do not tile the range");
@@ -405,7 +400,6 @@ Status Tlsf::free(uint64_t addr) {
                       "allocation at %s of %s)",
                       hex(addr).c_str(), hex(b.addr).c_str(), format_bytes(b.size).c_str());
   }
-  m.index.erase(addr);
   m.used_bytes -= m.nodes[i].size;
   --m.used_blocks;
   // Coalesce with the previous block.

@@ -170,22 +170,28 @@ TEST(Tlsf, AlignedRequestUsesExactlyFittingHole) {
   ASSERT_INVARIANTS(t);
 }
 
-TEST(Tlsf, AlignedRequestScansManyCandidatesWhenNothingSurelyFits) {
-  // 64 free 8 KiB holes, each at an odd 4 KiB offset except the last: the probe budget is
-  // exceeded, the guaranteed bin is empty, the exhaustive pass must find the one that fits.
+TEST(Tlsf, AlignedRequestScansCandidatesWhenNothingSurelyFits) {
+  // 64 free 8 KiB holes: one 8 KiB-aligned (freed first, so last in its free list), the others
+  // at 4 KiB mod 8 KiB. Nothing is large enough to surely fit 8 KiB at 8 KiB alignment, and the
+  // head of the bin does not fit: the exhaustive pass must find the aligned hole.
   Tlsf t = make(uint64_t{1} << 22, 0, 4096, 32);
+  const uint64_t aligned_hole = *t.alloc(8192);
+  ASSERT_EQ(aligned_hole, 0u);
+  (void)*t.alloc(4096);
   std::vector<uint64_t> holes;
-  (void)*t.alloc(4096);  // shifts everything by one page
-  for (int i = 0; i < 64; ++i) {
+  for (int i = 0; i < 63; ++i) {
     holes.push_back(*t.alloc(8192));
     (void)*t.alloc(8192);
   }
   (void)*t.alloc(t.stats().largest_free);  // no large free block left
-  for (uint64_t h : holes) ASSERT_TRUE(t.free(h).ok());
-  // All holes start at 4 KiB mod 8 KiB -> none fits 8 KiB at 8 KiB alignment.
-  for (uint64_t h : holes) ASSERT_EQ(h % 8192, 4096u);
+  ASSERT_TRUE(t.free(aligned_hole).ok());
+  for (uint64_t h : holes) {
+    ASSERT_EQ(h % 8192, 4096u);
+    ASSERT_TRUE(t.free(h).ok());
+  }
+  EXPECT_EQ(*t.alloc(8192, 8192), aligned_hole);
   EXPECT_TRUE(t.alloc(8192, 8192).error().is(Errc::kOutOfMemory));
-  // 4 KiB at 8 KiB alignment fits in the second half of any hole: found by the probe.
+  // 4 KiB at 8 KiB alignment fits in the second half of any odd hole.
   const uint64_t a = *t.alloc(4096, 8192);
   EXPECT_EQ(a % 8192, 0u);
   ASSERT_INVARIANTS(t);

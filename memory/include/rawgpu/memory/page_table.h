@@ -100,7 +100,16 @@ class PageTable {
  private:
   struct Impl;
   explicit PageTable(std::unique_ptr<Impl> impl, std::unique_ptr<PteCodec> codec, GpuVa va_base);
-  Status map_raw(GpuVa va, std::span<const AddrRange<uint64_t>> chunks, const PageAttrs& attrs);
+  struct ChunkList {  // VRAM or bus chunks without copying them
+    const AddrRange<VramAddr>* vram;
+    const AddrRange<BusAddr>* bus;
+    size_t n;
+    AddrRange<uint64_t> operator[](size_t i) const {
+      return vram ? AddrRange<uint64_t>{vram[i].base.raw(), vram[i].size}
+                  : AddrRange<uint64_t>{bus[i].base.raw(), bus[i].size};
+    }
+  };
+  Status map_raw(GpuVa va, const ChunkList& chunks, const PageAttrs& attrs);
   std::unique_ptr<Impl> impl_;
   std::unique_ptr<PteCodec> codec_;
   GpuVa va_base_;

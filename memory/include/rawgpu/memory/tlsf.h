@@ -12,11 +12,12 @@
 // every size class fits in 64-bit bitmaps). With the default 32 second-level bins, the worst-case
 // internal fragmentation from binning is 1/32 = 3.125 % for blocks above 32 granules.
 //
-// Alignment: any power of two up to the range size. An aligned request first looks at blocks that
-// might fit after alignment (bounded probe), then at the bin that guarantees a fit (size + align -
-// min_block), and only when both fail scans the candidate bins exhaustively, so an allocation fails
-// only if no free block can hold it. In particular an exactly fitting, suitably aligned hole is
-// always found (the reference design searches for size + align - 1 and cannot use such holes).
+// Alignment: any power of two up to the range size. An aligned request first tries the head of
+// the ordinary good-fit bin, then the bin that guarantees a fit after alignment (size + align -
+// min_block), both O(1); only when both fail does it scan the candidate bins exhaustively, so an
+// allocation fails only if no free block can hold it. In particular an exactly fitting, suitably
+// aligned hole is always found (the reference design searches for size + align - 1 and so cannot
+// use such holes).
 //
 // Errors are values; a failed call leaves the allocator unchanged. Not thread-safe.
 #pragma once
