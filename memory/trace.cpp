@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <random>
 #include <unordered_map>
 
@@ -123,10 +124,16 @@ Result<ReplayResult> replay_trace(const Trace& trace, uint64_t arena, int repeat
   c.min_block = 256;
   std::vector<uint64_t> addr(trace.slots);
   std::vector<uint8_t> ok(trace.slots);
-  std::vector<double> times;
+  std::vector<double> times, cpu_times;
+  auto cpu_now = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+  };
   for (int rep = 0; rep < std::max(repeats, 1); ++rep) {
     Tlsf t = RG_TRY(Tlsf::create(c));
     uint64_t failed = 0;
+    const double cpu_start = cpu_now();
     const auto start = std::chrono::steady_clock::now();
     for (const TraceOp& op : trace.ops) {
       if (op.alloc) {
@@ -142,10 +149,13 @@ Result<ReplayResult> replay_trace(const Trace& trace, uint64_t arena, int repeat
     }
     const auto end = std::chrono::steady_clock::now();
     times.push_back(std::chrono::duration<double, std::nano>(end - start).count());
+    cpu_times.push_back(cpu_now() - cpu_start);
     r.failed_allocs = failed;
   }
   std::sort(times.begin(), times.end());
+  std::sort(cpu_times.begin(), cpu_times.end());
   r.ns_per_op = r.ops == 0 ? 0 : times[times.size() / 2] / static_cast<double>(r.ops);
+  r.cpu_ns_per_op = r.ops == 0 ? 0 : cpu_times[cpu_times.size() / 2] / static_cast<double>(r.ops);
   // Untimed pass for fragmentation.
   Tlsf t = RG_TRY(Tlsf::create(c));
   for (const TraceOp& op : trace.ops) {

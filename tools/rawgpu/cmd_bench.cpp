@@ -73,6 +73,7 @@ int bench_tlsf(const cli::Args& args, cli::Io& io) {
       j.attribute("arena_bytes", static_cast<int64_t>(*size));
       j.attribute("ops", static_cast<int64_t>(r->ops));
       j.attribute("ns_per_op", r->ns_per_op);
+      j.attribute("cpu_ns_per_op", r->cpu_ns_per_op);
       j.attribute("failed_allocs", static_cast<int64_t>(r->failed_allocs));
       j.attribute("peak_fragmentation", r->peak_fragmentation);
       j.attribute("peak_used_bytes", static_cast<int64_t>(r->peak_used));
@@ -83,8 +84,10 @@ int bench_tlsf(const cli::Args& args, cli::Io& io) {
   } else {
     io.out << strformat("trace %s: %llu ops on a %s arena\n", path->c_str(),
                         static_cast<unsigned long long>(r->ops), format_bytes(*size).c_str())
-           << strformat("  %.1f ns/op (median of %llu replays, bookkeeping included)\n",
-                        r->ns_per_op, static_cast<unsigned long long>(*repeats))
+           << strformat(
+                  "  %.1f ns/op wall, %.1f ns/op CPU (median of %llu replays, bookkeeping "
+                  "included)\n",
+                  r->ns_per_op, r->cpu_ns_per_op, static_cast<unsigned long long>(*repeats))
            << strformat("  failed allocations: %llu\n",
                         static_cast<unsigned long long>(r->failed_allocs))
            << strformat("  peak fragmentation: %.4f (1 - largest free / free)\n",

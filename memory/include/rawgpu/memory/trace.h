@@ -38,7 +38,8 @@ std::string generate_trace(uint64_t ops, uint64_t arena, uint64_t seed, double t
 struct ReplayResult {
   uint64_t ops = 0;
   uint64_t failed_allocs = 0;
-  double ns_per_op = 0;           // median over the timed replays
+  double ns_per_op = 0;           // wall time, median over the timed replays
+  double cpu_ns_per_op = 0;       // thread CPU time (robust on a shared machine), median
   double peak_fragmentation = 0;  // max of 1 - largest_free/free after each operation
   uint64_t peak_used = 0;
 };
