@@ -42,7 +42,7 @@ class AddrIndex {
     }
   }
   void insert(uint64_t key, uint32_t node) {
-    if ((count_ + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);
+    if ((count_ + 1) * 4 > slots_.size()) rehash(slots_.size() * 2);  // load <= 1/4: short chains
     place(key, node);
     ++count_;
   }
