@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "rawgpu/memory/memory_manager.h"
 #include "rawgpu/memory/page_table.h"
 #include "rawgpu/memory/tlsf.h"
 
@@ -169,13 +170,77 @@ void fuzz_page_table(Input& in) {
   }
 }
 
+// The memory manager: valloc/vfree/palloc/pfree on a small VRAM, checking that every valloc is
+// mapped exactly as its chunks say and that everything is released again.
+void fuzz_memory_manager(Input& in) {
+  constexpr uint64_t kMiB = 1 << 20, kPage = 4096;
+  SparseVram vram(uint64_t{1} << 34);
+  auto va = AddressAllocator<GpuVa>::create(GpuVa(0x200000000000), uint64_t{1} << 40, kPage);
+  require(va.ok(), "VA allocator");
+  MemoryManagerConfig c;
+  c.format = static_cast<PageTableFormat>(in.u8() % 5);
+  c.vram_size = (40 + in.u8() % 64) * kMiB;
+  c.ptable_size = (in.u8() & 1) ? 4 * kMiB : 0;
+  c.va_base = GpuVa(0x200000000000);
+  auto created = MemoryManager::create(c, vram, *va);
+  require(created.ok(), "memory manager creation");
+  MemoryManager& mm = **created;
+  mm.finish_boot();
+  std::vector<VirtMapping> vms;
+  std::vector<VramAddr> pas;
+  for (int ops = 0; ops < 48 && !in.empty(); ++ops) {
+    const uint8_t op = in.u8();
+    if (op % 4 == 0 && !vms.empty()) {
+      const size_t i = in.u8() % vms.size();
+      require(mm.vfree(vms[i]).ok(), "vfree of a live valloc");
+      vms.erase(vms.begin() + static_cast<std::ptrdiff_t>(i));
+    } else if (op % 4 == 1) {
+      auto p = mm.palloc((1 + in.u8()) * kPage, kPage << (in.u8() % 10), false);
+      if (p.ok())
+        pas.push_back(*p);
+      else
+        require(p.error().is(Errc::kOutOfMemory), "palloc error code");
+    } else if (op % 4 == 2 && !pas.empty()) {
+      const size_t i = in.u8() % pas.size();
+      require(mm.pfree(pas[i]).ok(), "pfree of a live palloc");
+      pas.erase(pas.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      const uint64_t size = (op & 0x80) ? (1 + in.u8() % 24) * kMiB : (1 + in.u16() % 2048) * kPage;
+      auto v = mm.valloc(size, kPage, {}, (op & 0x40) != 0);
+      if (!v.ok()) {
+        require(v.error().is(Errc::kOutOfMemory), "valloc error code");
+        continue;
+      }
+      uint64_t total = 0;
+      for (const auto& ch : v->chunks) total += ch.size;
+      require(total == v->size && v->size >= size, "valloc chunks cover the mapping");
+      // Spot-check translations at chunk boundaries.
+      uint64_t off = 0;
+      for (const auto& ch : v->chunks) {
+        auto t = mm.page_table().translate(v->va + off);
+        require(t.ok() && t->pa + (v->va.raw() + off - t->va.raw()) == ch.base.raw(),
+                "valloc translation");
+        off += ch.size;
+      }
+      vms.push_back(std::move(*v));
+    }
+    require(mm.page_table().check_invariants().ok(), "page-table invariants (manager)");
+  }
+  for (const auto& v : vms) require(mm.vfree(v).ok(), "final vfree");
+  for (VramAddr p : pas) require(mm.pfree(p).ok(), "final pfree");
+  require(mm.main_pool().stats().used_blocks == 0 && mm.page_table().stats().tables == 1,
+          "everything released");
+  require(va->stats().used == 0, "VA released");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Input in(data, size);
-  if (in.u8() & 1)
-    fuzz_page_table(in);
-  else
-    fuzz_tlsf(in);
+  switch (in.u8() % 3) {
+    case 0: fuzz_tlsf(in); break;
+    case 1: fuzz_page_table(in); break;
+    default: fuzz_memory_manager(in); break;
+  }
   return 0;
 }
