@@ -8,6 +8,7 @@ std::vector<cli::Command> all_commands() {
       list_command(),
       version_command(),
       selfcheck_command(),
+      bench_command(),
   };
 }
 

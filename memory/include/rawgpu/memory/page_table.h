@@ -1,0 +1,119 @@
+// A multi-level GPU page table for any PteCodec format, written into a PhysicalMemory.
+//
+// The walker keeps a host-side shadow of the tree (child table per entry, a bitmap of leaf
+// entries, a live-entry count per table), so it never has to read VRAM back to decide anything;
+// the entries themselves are written through the PhysicalMemory view. inspect() and translate()
+// read the real entries from memory and decode them through the codec, as the GPU would.
+//
+// Rules:
+//  * Huge pages: a leaf at a level with span S is used only if the VA and the PA are both
+//    S-aligned and the chunk still covers S bytes (the reference design skips the PA check).
+//  * AMD fragment = the largest power of two dividing the VA offset, the run length and the PA
+//    of the run (a run is the consecutive entries written for one physical chunk in one table).
+//  * Errors leave the tables exactly as they were (strong guarantee): map checks the whole range
+//    first and rolls back created tables when a table page cannot be allocated; unmap checks
+//    that every page is mapped and that no huge page is cut before it changes anything.
+//  * Tables that become empty on unmap are freed (never the root).
+//  * After every successful map/unmap the TLB-invalidate hook runs with the changed VA range.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "rawgpu/base/addr.h"
+#include "rawgpu/base/error.h"
+#include "rawgpu/base/function_ref.h"
+#include "rawgpu/memory/phys_memory.h"
+#include "rawgpu/memory/pte_codec.h"
+
+namespace rawgpu::memory {
+
+// Where page-table pages come from (MemoryManager implements it with its TLSF pools).
+class TablePageSource {
+ public:
+  virtual ~TablePageSource() = default;
+  // A 4 KiB-aligned VRAM page of 4 KiB for a page table (need not be zeroed).
+  virtual Result<VramAddr> alloc_table_page() = 0;
+  virtual void free_table_page(VramAddr page) = 0;
+};
+
+// One leaf as found in memory (inspect/translate).
+struct MappedPage {
+  GpuVa va;            // start of the leaf's span
+  uint64_t size = 0;   // the leaf's span (4 KiB, 2 MiB, ...)
+  unsigned level = 0;  // table level holding the leaf
+  uint64_t pa = 0;     // VRAM offset or bus address, per attrs.aperture
+  PageAttrs attrs;
+  unsigned fragment = 0;
+  VramAddr table;      // the table page holding the entry
+  unsigned index = 0;  // entry index in that table
+};
+
+struct PageTableStats {
+  uint64_t tables = 0;        // including the root
+  uint64_t leaf_entries = 0;  // valid leaves of any size
+  uint64_t mapped_bytes = 0;
+};
+
+class PageTable {
+ public:
+  // `va_base` is the GPU VA the walker's index 0 corresponds to (AMD: the VM context start
+  // address; NV: 0). The root table page is taken from `pages` now.
+  static Result<std::unique_ptr<PageTable>> create(std::unique_ptr<PteCodec> codec,
+                                                   PhysicalMemory& memory, TablePageSource& pages,
+                                                   GpuVa va_base);
+  ~PageTable();
+
+  // Maps consecutive VA starting at `va` to the chunks in order. All addresses and sizes must be
+  // page-aligned (4 KiB). attrs.aperture must be kVram for VRAM chunks and kSystem for bus ones.
+  // Errors: kInvalidArgument (misaligned, empty, wrong aperture), kOutOfRange (outside the VA
+  // range or the physical range the format can address), kAlreadyExists (any page of the range
+  // is mapped), kOutOfMemory (no page for a new table). Unchanged on error.
+  Status map(GpuVa va, std::span<const AddrRange<VramAddr>> chunks, const PageAttrs& attrs);
+  Status map(GpuVa va, std::span<const AddrRange<BusAddr>> chunks, const PageAttrs& attrs);
+  // Unmaps [va, va + size). Errors: kInvalidArgument (misaligned, or it would cut a huge page in
+  // two), kOutOfRange, kNotFound (a page in the range is not mapped). Unchanged on error.
+  Status unmap(GpuVa va, uint64_t size);
+
+  // Visits the valid leaves overlapping [va, va + size) in VA order, decoded from memory.
+  Status inspect(GpuVa va, uint64_t size, FunctionRef<void(const MappedPage&)> visit) const;
+  // Walks the tables in memory like the GPU's MMU: the leaf mapping `va`, or kNotFound.
+  Result<MappedPage> translate(GpuVa va) const;
+
+  // Called after every successful change with the VA range whose translations changed.
+  void set_invalidate_hook(std::function<void(GpuVa, uint64_t)> hook) { hook_ = std::move(hook); }
+
+  const PteCodec& codec() const { return *codec_; }
+  VramAddr root() const;
+  GpuVa va_base() const { return va_base_; }
+  uint64_t va_size() const { return uint64_t{1} << codec_->va_bits(); }
+  PageTableStats stats() const;
+  // Every table page currently in use (root first).
+  std::vector<VramAddr> table_pages() const;
+  // The shadow tree matches the entries in memory (decoded through the codec), live counts are
+  // right, no non-root table is empty, leaves are aligned in VA and PA. kInternal on violation.
+  Status check_invariants() const;
+
+ private:
+  struct Impl;
+  explicit PageTable(std::unique_ptr<Impl> impl, std::unique_ptr<PteCodec> codec, GpuVa va_base);
+  struct ChunkList {  // VRAM or bus chunks without copying them
+    const AddrRange<VramAddr>* vram;
+    const AddrRange<BusAddr>* bus;
+    size_t n;
+    AddrRange<uint64_t> operator[](size_t i) const {
+      return vram ? AddrRange<uint64_t>{vram[i].base.raw(), vram[i].size}
+                  : AddrRange<uint64_t>{bus[i].base.raw(), bus[i].size};
+    }
+  };
+  Status map_raw(GpuVa va, const ChunkList& chunks, const PageAttrs& attrs);
+  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<PteCodec> codec_;
+  GpuVa va_base_;
+  std::function<void(GpuVa, uint64_t)> hook_;
+};
+
+}  // namespace rawgpu::memory

@@ -1,0 +1,112 @@
+// Page-table entry codecs: one per hardware format, encoding and decoding table entries (PDEs)
+// and leaf entries (PTEs, including huge pages at upper levels).
+//
+// Formats (level 0 is the root):
+//   gfx9        AMD GMC, Vega/MI (GC 9.x): PDB2 -> PDB1 -> PDB0 -> PTB, 4 KiB pages, leaves also
+//               at PDB1 (1 GiB) and PDB0 (2 MiB), translate-further mode (TF on PDB0 table
+//               entries, BFS=9 on PDB1 table entries), MTYPE at 58:57.
+//   gfx10/11    AMD GMC, RDNA1-3: same tree, PDE_PTE (bit 54) marks upper-level leaves, MTYPE
+//   50:48. gfx12       AMD GMC, RDNA4: bit 63 marks upper-level leaves, MTYPE 55:54. nv-mmu-v2
+//   NVIDIA Pascal..Ada: PDE3 (4 entries) -> PDE2 -> PDE1 -> PDE0 (256 dual 128-bit
+//               entries) -> PT; 2 MiB leaves at PDE0, 512 MiB at PDE1; 49-bit VA.
+//   nv-mmu-v3   NVIDIA Hopper/Blackwell: PDE4 (2 entries) on top of the same shape; 57-bit VA.
+//
+// Sources: Linux 6.12 drivers/gpu/drm/amd/amdgpu/amdgpu_vm.h (AMDGPU_PTE_*, AMDGPU_PDE_*),
+// soc21_enum.h / vega10_enum.h (MTYPE_*); NVIDIA open-gpu-kernel-modules 535
+// kernel-open/nvidia-uvm/hwref/turing/tu102/dev_mmu.h (NV_MMU_VER2_*) and
+// hwref/hopper/gh100/dev_mmu.h (NV_MMU_VER3_*). See pte_codec.cpp for the per-field citations
+// and tests/memory/pte_golden_test.cpp for the checks against those headers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "rawgpu/base/addr.h"
+#include "rawgpu/base/error.h"
+
+namespace rawgpu::memory {
+
+enum class PageTableFormat : uint8_t { kAmdGfx9, kAmdGfx10, kAmdGfx12, kNvMmuV2, kNvMmuV3 };
+
+// "gfx9", "gfx11" (gfx10/11), "gfx12", "nv-mmu-v2", "nv-mmu-v3".
+std::string_view format_name(PageTableFormat format);
+// Accepts the names above plus "gfx10"; kInvalidArgument listing the valid names otherwise.
+Result<PageTableFormat> parse_format(std::string_view name);
+
+// Where a page lives.
+enum class Aperture : uint8_t {
+  kVram,    // this GPU's local memory (a VramAddr)
+  kSystem,  // host memory, a peer's BAR, bridge SRAM (a BusAddr)
+};
+
+struct PageAttrs {
+  Aperture aperture = Aperture::kVram;
+  bool snooped = false;    // system pages: coherent with CPU caches (AMD SNOOPED, NV coherent sys)
+  bool uncached = false;   // AMD MTYPE UC (else NC); NV VOL (v2) / PCF uncached (v3)
+  bool writable = true;    // AMD WRITEABLE; NV READ_ONLY (v2) / PCF read-only (v3) when false
+  bool readable = true;    // AMD READABLE (NV pages are always readable)
+  bool executable = true;  // AMD EXECUTABLE (NV has no execute permission bit)
+  friend bool operator==(const PageAttrs&, const PageAttrs&) = default;
+};
+
+struct LevelInfo {
+  const char* name;     // "PDB2", "PTB", "PDE0", ...
+  uint8_t shift;        // lowest VA bit this level indexes; an entry spans 2^shift bytes
+  uint16_t entries;     // entries per table
+  uint8_t entry_bytes;  // 8, or 16 for NVIDIA dual PDEs
+  bool leaf;            // entries here may map pages (huge pages above the last level)
+  uint64_t span() const { return uint64_t{1} << shift; }
+  uint64_t table_bytes() const { return uint64_t{entries} * entry_bytes; }
+};
+
+struct DecodedEntry {
+  enum class Kind : uint8_t {
+    kInvalid,  // not present
+    kTable,    // points to a next-level table in VRAM
+    kLeaf,     // maps a page of the level's span
+    kForeign,  // present, but not a form rawgpu writes (e.g. an NV big-page-only dual PDE)
+  };
+  Kind kind = Kind::kInvalid;
+  uint64_t addr = 0;      // child table (VRAM) or page (VRAM offset or bus address)
+  PageAttrs attrs;        // leaves only
+  unsigned fragment = 0;  // AMD leaves: the entry claims 2^(12 + fragment) contiguous bytes
+};
+
+class PteCodec {
+ public:
+  virtual ~PteCodec() = default;
+  virtual PageTableFormat format() const = 0;
+  std::string_view name() const { return format_name(format()); }
+  std::span<const LevelInfo> levels() const { return levels_; }
+  unsigned last_level() const { return static_cast<unsigned>(levels_.size() - 1); }
+  uint64_t page_size() const { return levels_.back().span(); }
+  // VA bits the root covers (48 on AMD, 49 on NV v2, 57 on NV v3).
+  unsigned va_bits() const;
+  // Exclusive upper bound of the physical addresses an entry can hold for an aperture.
+  virtual uint64_t phys_limit(Aperture aperture) const = 0;
+  // Whether leaves carry a fragment field (AMD).
+  virtual bool has_fragment() const { return false; }
+
+  // Writes the entry at `level` that points to a child table at `child` (always in VRAM).
+  // `out` has entry_bytes / 8 words.
+  virtual void encode_table(unsigned level, VramAddr child, uint64_t* out) const = 0;
+  // Writes `count` consecutive leaf entries at `level` mapping pa, pa + span, ... with the same
+  // attributes and fragment. Preconditions (asserted): the level allows leaves, pa is aligned
+  // to the span and below phys_limit.
+  virtual void encode_leaves(unsigned level, uint64_t pa, uint64_t count, const PageAttrs& attrs,
+                             unsigned fragment, uint64_t* out) const = 0;
+  virtual DecodedEntry decode(unsigned level, const uint64_t* words) const = 0;
+
+ protected:
+  explicit PteCodec(std::span<const LevelInfo> levels) : levels_(levels) {}
+
+ private:
+  std::span<const LevelInfo> levels_;
+};
+
+std::unique_ptr<PteCodec> make_codec(PageTableFormat format);
+
+}  // namespace rawgpu::memory

@@ -1,0 +1,362 @@
+#include "rawgpu/memory/tlsf.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <vector>
+
+namespace rawgpu::memory {
+namespace {
+
+Tlsf make(uint64_t size, uint64_t base = 0, uint64_t min_block = 16, unsigned sl = 16) {
+  TlsfConfig c;
+  c.base = base;
+  c.size = size;
+  c.min_block = min_block;
+  c.sl_count = sl;
+  auto t = Tlsf::create(c);
+  EXPECT_TRUE(t.ok()) << t.error().to_string();
+  return std::move(t).take_value();
+}
+
+#define ASSERT_INVARIANTS(t)                        \
+  do {                                              \
+    Status s_ = (t).check_invariants();             \
+    ASSERT_TRUE(s_.ok()) << s_.error().to_string(); \
+  } while (0)
+
+// --- Behaviours of the reference design's tests -----------------------------------------------
+
+TEST(Tlsf, FirstAllocationAtOffsetZeroAndReuseAfterFree) {
+  Tlsf t = make(1024);
+  EXPECT_EQ(*t.alloc(32), 0u);
+  EXPECT_EQ(*t.alloc(64), 32u);
+  ASSERT_TRUE(t.free(0).ok());
+  EXPECT_EQ(*t.alloc(32), 0u);
+  ASSERT_INVARIANTS(t);
+}
+
+TEST(Tlsf, SizesRoundToMinBlock) {
+  Tlsf t = make(1024);
+  const uint64_t a = *t.alloc(20), b = *t.alloc(35);
+  EXPECT_EQ(a % 16, 0u);
+  EXPECT_EQ(b % 16, 0u);
+  EXPECT_EQ(*t.size_of(a), 32u);
+  EXPECT_EQ(*t.size_of(b), 48u);
+  EXPECT_EQ(t.stats().used, 80u);
+}
+
+TEST(Tlsf, CoalescesBothSides) {
+  Tlsf t = make(1024);
+  const uint64_t a = *t.alloc(32), b = *t.alloc(32), c = *t.alloc(32);
+  (void)*t.alloc(32);  // keeps the tail from merging
+  ASSERT_TRUE(t.free(a).ok());
+  ASSERT_TRUE(t.free(c).ok());
+  EXPECT_EQ(t.stats().free_blocks, 3u);  // [a], [c], tail
+  ASSERT_TRUE(t.free(b).ok());           // merges with a (left) and c (right)
+  EXPECT_EQ(t.stats().free_blocks, 2u);
+  EXPECT_EQ(*t.alloc(96), 0u);
+  ASSERT_INVARIANTS(t);
+}
+
+TEST(Tlsf, SplitsBlocks) {
+  Tlsf t = make(1024);
+  const uint64_t a = *t.alloc(128);
+  ASSERT_TRUE(t.free(a).ok());
+  EXPECT_EQ(*t.alloc(32), a);
+  EXPECT_EQ(*t.alloc(32), a + 32);
+  ASSERT_INVARIANTS(t);
+}
+
+TEST(Tlsf, CustomBase) {
+  Tlsf t = make(1024, 1024);
+  EXPECT_EQ(*t.alloc(32), 1024u);
+  EXPECT_EQ(*t.alloc(64), 1056u);
+  EXPECT_TRUE(t.free(0).error().is(Errc::kOutOfRange));
+}
+
+TEST(Tlsf, Alignment) {
+  Tlsf t = make(1 << 20);
+  (void)*t.alloc(16);
+  const uint64_t a = *t.alloc(100, 4096);
+  EXPECT_EQ(a, 4096u);
+  EXPECT_EQ(*t.alloc(3000), 16u);  // the 4080-byte gap in front stays usable
+  const uint64_t big = *t.alloc(1, 1 << 19);
+  EXPECT_EQ(big, 1u << 19);
+  ASSERT_INVARIANTS(t);
+}
+
+TEST(Tlsf, ExhaustionReportsLargestFreeBlock) {
+  Tlsf t = make(1024);
+  auto r = t.alloc(2048);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().is(Errc::kOutOfMemory));
+  EXPECT_NE(r.error().message().find("largest free block is 1 KiB"), std::string::npos)
+      << r.error().message();
+  for (int i = 0; i < 4; ++i) (void)*t.alloc(256);
+  EXPECT_TRUE(t.alloc(16).error().is(Errc::kOutOfMemory));
+  EXPECT_EQ(t.stats().free, 0u);
+}
+
+TEST(Tlsf, ErrorsLeaveStateUnchanged) {
+  Tlsf t = make(4096);
+  const uint64_t a = *t.alloc(64);
+  const uint64_t b = *t.alloc(64);
+  ASSERT_TRUE(t.free(b).ok());
+  auto before = t.stats();
+  EXPECT_TRUE(t.alloc(0).error().is(Errc::kInvalidArgument));
+  EXPECT_TRUE(t.alloc(16, 3).error().is(Errc::kInvalidArgument));
+  EXPECT_TRUE(t.alloc(16, 0).error().is(Errc::kInvalidArgument));
+  EXPECT_TRUE(t.alloc(16, 8192).error().is(Errc::kInvalidArgument));
+  EXPECT_TRUE(t.alloc(8192).error().is(Errc::kOutOfMemory));
+  EXPECT_TRUE(t.free(a + 16).error().is(Errc::kInvalidArgument));  // inside an allocation
+  EXPECT_TRUE(t.free(b).error().is(Errc::kAlreadyExists));         // double free
+  EXPECT_TRUE(t.free(4096).error().is(Errc::kOutOfRange));
+  EXPECT_TRUE(t.size_of(b).error().is(Errc::kNotFound));
+  auto after = t.stats();
+  EXPECT_EQ(before.used, after.used);
+  EXPECT_EQ(before.free_blocks, after.free_blocks);
+  EXPECT_EQ(before.used_blocks, after.used_blocks);
+  ASSERT_INVARIANTS(t);
+  EXPECT_EQ(*t.size_of(a), 64u);
+}
+
+TEST(Tlsf, BadConfigs) {
+  TlsfConfig c;
+  c.size = 4096;
+  c.min_block = 24;
+  EXPECT_TRUE(Tlsf::create(c).error().is(Errc::kInvalidArgument));
+  c.min_block = 256;
+  c.sl_count = 128;
+  EXPECT_TRUE(Tlsf::create(c).error().is(Errc::kInvalidArgument));
+  c.sl_count = 32;
+  c.size = 1000;
+  EXPECT_TRUE(Tlsf::create(c).error().is(Errc::kInvalidArgument));
+  c.size = 4096;
+  c.base = ~uint64_t{0} - 1023;  // 2^64 - 1024: base + 4096 wraps
+  EXPECT_TRUE(Tlsf::create(c).error().is(Errc::kOverflow));
+  c.size = 1024;  // ends exactly at 2^64: fine
+  auto t = Tlsf::create(c);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(*t->alloc(1024), ~uint64_t{0} - 1023);
+}
+
+TEST(Tlsf, HugeRanges) {
+  // 2^48 bytes of VA with 4 KiB granules; 2^62 with the default granule.
+  Tlsf t = make(uint64_t{1} << 48, uint64_t{1} << 45, 4096, 32);
+  const uint64_t a = *t.alloc(uint64_t{1} << 40, uint64_t{1} << 40);
+  EXPECT_EQ(a % (uint64_t{1} << 40), 0u);
+  EXPECT_EQ(*t.alloc(uint64_t{1} << 47), (uint64_t{1} << 45) + (uint64_t{1} << 40));
+  ASSERT_INVARIANTS(t);
+  Tlsf big = make(uint64_t{1} << 62, 0, 256, 32);
+  EXPECT_EQ(*big.alloc((uint64_t{1} << 62) - 256), 0u);
+  EXPECT_TRUE(big.alloc(512).error().is(Errc::kOutOfMemory));
+}
+
+// The reference design searches for size + align - 1 and so cannot use an exactly fitting,
+// aligned hole: 2 MiB at 2 MiB alignment must come from a free 2 MiB-aligned 2 MiB block.
+TEST(Tlsf, AlignedRequestUsesExactlyFittingHole) {
+  constexpr uint64_t kM2 = 2 << 20;
+  Tlsf t = make(16 * kM2, 0, 4096, 32);
+  std::vector<uint64_t> blocks;
+  for (int i = 0; i < 16; ++i) blocks.push_back(*t.alloc(kM2, kM2));
+  ASSERT_TRUE(t.free(blocks[5]).ok());
+  ASSERT_TRUE(t.free(blocks[11]).ok());
+  const uint64_t x = *t.alloc(kM2, kM2), y = *t.alloc(kM2, kM2);
+  EXPECT_EQ(std::min(x, y), blocks[5]);
+  EXPECT_EQ(std::max(x, y), blocks[11]);
+  EXPECT_TRUE(t.alloc(kM2, kM2).error().is(Errc::kOutOfMemory));
+  ASSERT_INVARIANTS(t);
+}
+
+TEST(Tlsf, AlignedRequestScansCandidatesWhenNothingSurelyFits) {
+  // 64 free 8 KiB holes: one 8 KiB-aligned (freed first, so last in its free list), the others
+  // at 4 KiB mod 8 KiB. Nothing is large enough to surely fit 8 KiB at 8 KiB alignment, and the
+  // head of the bin does not fit: the exhaustive pass must find the aligned hole.
+  Tlsf t = make(uint64_t{1} << 22, 0, 4096, 32);
+  const uint64_t aligned_hole = *t.alloc(8192);
+  ASSERT_EQ(aligned_hole, 0u);
+  (void)*t.alloc(4096);
+  std::vector<uint64_t> holes;
+  for (int i = 0; i < 63; ++i) {
+    holes.push_back(*t.alloc(8192));
+    (void)*t.alloc(8192);
+  }
+  (void)*t.alloc(t.stats().largest_free);  // no large free block left
+  ASSERT_TRUE(t.free(aligned_hole).ok());
+  for (uint64_t h : holes) {
+    ASSERT_EQ(h % 8192, 4096u);
+    ASSERT_TRUE(t.free(h).ok());
+  }
+  EXPECT_EQ(*t.alloc(8192, 8192), aligned_hole);
+  EXPECT_TRUE(t.alloc(8192, 8192).error().is(Errc::kOutOfMemory));
+  // 4 KiB at 8 KiB alignment fits in the second half of any odd hole.
+  const uint64_t a = *t.alloc(4096, 8192);
+  EXPECT_EQ(a % 8192, 0u);
+  ASSERT_INVARIANTS(t);
+}
+
+TEST(Tlsf, StatsAndFragmentation) {
+  Tlsf t = make(1024);
+  EXPECT_EQ(t.stats().fragmentation(), 0.0);
+  const uint64_t a = *t.alloc(256), b = *t.alloc(256), c = *t.alloc(256);
+  (void)b;
+  ASSERT_TRUE(t.free(a).ok());
+  ASSERT_TRUE(t.free(c).ok());
+  // free: [0,256) and [512,1024) -> largest 512 of 768.
+  const TlsfStats s = t.stats();
+  EXPECT_EQ(s.used, 256u);
+  EXPECT_EQ(s.free, 768u);
+  EXPECT_EQ(s.largest_free, 512u);
+  EXPECT_EQ(s.used_blocks, 1u);
+  EXPECT_EQ(s.free_blocks, 2u);
+  EXPECT_DOUBLE_EQ(s.fragmentation(), 1.0 - 512.0 / 768.0);
+}
+
+TEST(Tlsf, InvariantCheckerDetectsNothingOnFreshAndFull) {
+  Tlsf t = make(256, 0, 16, 2);
+  ASSERT_INVARIANTS(t);
+  for (int i = 0; i < 16; ++i) (void)*t.alloc(16);
+  ASSERT_INVARIANTS(t);
+  int blocks = 0;
+  t.for_each_block([&](uint64_t addr, uint64_t size, bool free) {
+    EXPECT_EQ(addr, uint64_t(blocks) * 16);
+    EXPECT_EQ(size, 16u);
+    EXPECT_FALSE(free);
+    ++blocks;
+  });
+  EXPECT_EQ(blocks, 16);
+}
+
+TEST(Tlsf, TypedAddressAllocator) {
+  auto va = AddressAllocator<GpuVa>::create(GpuVa(0x200000000000), uint64_t{1} << 44, 4096);
+  ASSERT_TRUE(va.ok());
+  auto a = va->alloc(2 << 20, 2 << 20);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(*a, GpuVa(0x200000000000));
+  EXPECT_TRUE(va->contains(*a));
+  EXPECT_FALSE(va->contains(GpuVa(0x100000000000)));
+  EXPECT_EQ(*va->size_of(*a), 2u << 20);
+  EXPECT_TRUE(va->free(*a).ok());
+  EXPECT_TRUE(va->free(*a).error().is(Errc::kAlreadyExists));
+}
+
+// --- Model-based randomized test ------------------------------------------------------------
+
+// Live ranges in a std::map; every TLSF answer is checked against it. An allocation may fail
+// only if no gap between live ranges can hold it at the requested alignment.
+class TlsfModel {
+ public:
+  TlsfModel(uint64_t base, uint64_t size, uint64_t granule)
+      : base_(base), size_(size), granule_(granule) {}
+  bool can_fit(uint64_t bytes, uint64_t align) const {
+    uint64_t cursor = base_;
+    auto fits = [&](uint64_t lo, uint64_t hi) {
+      const uint64_t a = (lo + align - 1) / align * align;
+      return a >= lo && a <= hi && hi - a >= bytes;
+    };
+    for (const auto& [start, sz] : live_) {
+      if (fits(cursor, start)) return true;
+      cursor = start + sz;
+    }
+    return fits(cursor, base_ + size_);
+  }
+  bool overlaps(uint64_t addr, uint64_t bytes) const {
+    auto it = live_.upper_bound(addr);
+    if (it != live_.end() && it->first < addr + bytes) return true;
+    if (it != live_.begin() && std::prev(it)->first + std::prev(it)->second > addr) return true;
+    return false;
+  }
+  std::map<uint64_t, uint64_t> live_;
+  uint64_t base_, size_, granule_;
+};
+
+void run_model(uint64_t seed, int ops, int check_every) {
+  constexpr uint64_t kBase = 0x10000, kSize = 1 << 20, kGranule = 256;
+  Tlsf t = make(kSize, kBase, kGranule, 32);
+  TlsfModel model(kBase, kSize, kGranule);
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> live;
+  uint64_t allocs = 0, failures = 0, frees = 0, bad = 0;
+  for (int op = 0; op < ops; ++op) {
+    const unsigned r = rng() % 100;
+    if (r < 52 || live.empty()) {
+      uint64_t size;
+      const unsigned k = rng() % 10;
+      if (k < 6)
+        size = 1 + rng() % 2048;
+      else if (k < 9)
+        size = 1 + rng() % 32768;
+      else
+        size = 1 + rng() % 200000;
+      const uint64_t align = uint64_t{1} << (rng() % 10 < 7 ? rng() % 9 : rng() % 18);
+      const uint64_t bytes = (size + kGranule - 1) / kGranule * kGranule;
+      auto a = t.alloc(size, align);
+      if (a.ok()) {
+        ++allocs;
+        ASSERT_EQ(*a % std::max(align, kGranule), 0u) << "op " << op;
+        ASSERT_GE(*a, kBase);
+        ASSERT_LE(*a + bytes, kBase + kSize);
+        ASSERT_FALSE(model.overlaps(*a, bytes)) << "op " << op << " addr " << *a;
+        ASSERT_EQ(*t.size_of(*a), bytes);
+        model.live_[*a] = bytes;
+        live.push_back(*a);
+      } else {
+        ++failures;
+        ASSERT_TRUE(a.error().is(Errc::kOutOfMemory)) << a.error().to_string();
+        ASSERT_FALSE(model.can_fit(bytes, std::max(align, kGranule)))
+            << "op " << op << ": TLSF refused " << bytes << " aligned " << align
+            << " although a gap fits";
+      }
+    } else if (r < 97) {
+      const size_t i = rng() % live.size();
+      const uint64_t a = live[i];
+      live[i] = live.back();
+      live.pop_back();
+      ASSERT_TRUE(t.free(a).ok()) << "op " << op;
+      model.live_.erase(a);
+      ++frees;
+    } else {
+      // Invalid operations: must fail with the right code and change nothing.
+      ++bad;
+      const uint64_t a = live[rng() % live.size()];
+      if (model.live_[a] > kGranule) {
+        ASSERT_TRUE(t.free(a + kGranule).error().is(Errc::kInvalidArgument));
+      }
+      ASSERT_TRUE(t.alloc(0).error().is(Errc::kInvalidArgument));
+      ASSERT_TRUE(t.alloc(64, 96).error().is(Errc::kInvalidArgument));
+      ASSERT_TRUE(t.free(kBase + kSize).error().is(Errc::kOutOfRange));
+    }
+    if (check_every > 0 && op % check_every == 0) ASSERT_INVARIANTS(t);
+    if (op % 4096 == 0) {
+      uint64_t used = 0;
+      for (const auto& [s, sz] : model.live_) used += sz;
+      ASSERT_EQ(t.stats().used, used);
+      ASSERT_EQ(t.stats().used_blocks, model.live_.size());
+    }
+  }
+  ASSERT_INVARIANTS(t);
+  // Both outcomes and both operations were exercised substantially.
+  EXPECT_GT(allocs, uint64_t(ops) / 4);
+  EXPECT_GT(frees, uint64_t(ops) / 4);
+  EXPECT_GT(failures, 100u);
+  EXPECT_GT(bad, 100u);
+  for (uint64_t a : live) ASSERT_TRUE(t.free(a).ok());
+  EXPECT_EQ(t.stats().free_blocks, 1u);
+  EXPECT_EQ(t.stats().largest_free, kSize);
+}
+
+#ifdef NDEBUG
+constexpr int kCheckEvery = 61;  // release builds sample the invariant checker
+#else
+constexpr int kCheckEvery = 1;  // every operation where assertions are on
+#endif
+
+TEST(TlsfModel, MillionRandomOperations) { run_model(1, 1'000'000, kCheckEvery); }
+TEST(TlsfModel, OtherSeeds) {
+  for (uint64_t seed = 2; seed < 6; ++seed) run_model(seed, 50'000, 1);
+}
+
+}  // namespace
+}  // namespace rawgpu::memory

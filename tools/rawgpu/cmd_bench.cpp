@@ -1,0 +1,254 @@
+// `rawgpu bench tlsf|pagetable`: speed of the memory/ allocators and page-table manager.
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+#include "commands.h"
+#include "rawgpu/base/format.h"
+#include "rawgpu/memory/memory_manager.h"
+#include "rawgpu/memory/trace.h"
+
+namespace rawgpu::tools {
+
+namespace {
+
+using namespace rawgpu::memory;
+using Clock = std::chrono::steady_clock;
+
+constexpr uint64_t kMiB = 1ull << 20, kGiB = 1ull << 30, kPage = 4096;
+
+double us_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+int bench_tlsf(const cli::Args& args, cli::Io& io) {
+  auto fail = [&](const Error& e) {
+    io.err << "rawgpu bench tlsf: " << e.to_string() << "\n";
+    return 1;
+  };
+  const auto path = args.get("trace");
+  if (!path) {
+    io.err << "rawgpu bench tlsf: --trace FILE is required (make one with --generate N)\n";
+    return 2;
+  }
+  auto size = args.get_size("size");
+  if (!size.ok()) return fail(size.error());
+  if (auto gen = args.get("generate")) {
+    auto n = args.get_u64("generate");
+    if (!n.ok()) return fail(n.error());
+    auto seed = args.get_u64("seed");
+    if (!seed.ok()) return fail(seed.error());
+    std::ofstream out(*path, std::ios::binary);
+    out << generate_trace(*n, *size, *seed);
+    if (!out.good()) return fail(make_error(Errc::kIo, "cannot write %s", path->c_str()));
+    io.out << "wrote " << *n << " operations to " << *path << "\n";
+    return 0;
+  }
+  std::ifstream in(*path, std::ios::binary);
+  if (!in) return fail(make_error(Errc::kNotFound, "cannot open trace %s", path->c_str()));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto trace = parse_trace(ss.str());
+  if (!trace.ok()) return fail(std::move(trace).take_error().with_context("in " + *path));
+  auto repeats = args.get_u64("repeats");
+  if (!repeats.ok()) return fail(repeats.error());
+  auto r = replay_trace(*trace, *size, static_cast<int>(std::clamp<uint64_t>(*repeats, 1, 100)));
+  if (!r.ok()) return fail(r.error());
+  if (args.flag("json")) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    llvm::json::OStream j(os, 2);
+    j.object([&] {
+      j.attribute("trace", *path);
+      j.attribute("arena_bytes", static_cast<int64_t>(*size));
+      j.attribute("ops", static_cast<int64_t>(r->ops));
+      j.attribute("ns_per_op", r->ns_per_op);
+      j.attribute("cpu_ns_per_op", r->cpu_ns_per_op);
+      j.attribute("failed_allocs", static_cast<int64_t>(r->failed_allocs));
+      j.attribute("peak_fragmentation", r->peak_fragmentation);
+      j.attribute("peak_used_bytes", static_cast<int64_t>(r->peak_used));
+    });
+    os << "\n";
+    os.flush();
+    io.out << s;
+  } else {
+    io.out << strformat("trace %s: %llu ops on a %s arena\n", path->c_str(),
+                        static_cast<unsigned long long>(r->ops), format_bytes(*size).c_str())
+           << strformat(
+                  "  %.1f ns/op wall, %.1f ns/op CPU (median of %llu replays, bookkeeping "
+                  "included)\n",
+                  r->ns_per_op, r->cpu_ns_per_op, static_cast<unsigned long long>(*repeats))
+           << strformat("  failed allocations: %llu\n",
+                        static_cast<unsigned long long>(r->failed_allocs))
+           << strformat("  peak fragmentation: %.4f (1 - largest free / free)\n",
+                        r->peak_fragmentation)
+           << strformat("  peak used: %s\n", format_bytes(r->peak_used).c_str());
+  }
+  return 0;
+}
+
+struct PtResult {
+  std::string format;
+  double map_scattered_us = 0, unmap_scattered_us = 0;
+  double map_aligned_us = 0, unmap_aligned_us = 0;
+  double valloc_us = 0, vfree_us = 0;
+};
+
+Result<PtResult> bench_format(PageTableFormat f, int reps) {
+  PtResult r;
+  r.format = std::string(format_name(f));
+  SparseVram vram(16 * kGiB);
+  auto va = RG_TRY(AddressAllocator<GpuVa>::create(GpuVa(0x200000000000), 1ull << 44, kPage));
+  MemoryManagerConfig c;
+  c.format = f;
+  c.vram_size = 16 * kGiB;
+  c.va_base = GpuVa(0x200000000000);
+  auto mm = RG_TRY(MemoryManager::create(c, vram, va));
+  mm->finish_boot();
+  // 256 MiB as 65536 single pages at shuffled physical addresses in [1 GiB, 2 GiB).
+  std::vector<AddrRange<VramAddr>> scattered(256 * kMiB / kPage);
+  std::vector<uint64_t> perm(kGiB / kPage);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), std::mt19937_64(1));
+  for (size_t i = 0; i < scattered.size(); ++i)
+    scattered[i] = {VramAddr(kGiB + perm[i] * kPage), kPage};
+  const AddrRange<VramAddr> aligned{VramAddr(4 * kGiB), 256 * kMiB};
+  const GpuVa base(0x200000000000 + 64 * kGiB);
+  std::vector<double> ms, us, ma, ua, va_t, vf;
+  for (int i = 0; i < reps; ++i) {
+    auto t = Clock::now();
+    RG_TRY(mm->map_range(base, scattered, {}));
+    ms.push_back(us_since(t));
+    t = Clock::now();
+    RG_TRY(mm->unmap_range(base, 256 * kMiB));
+    us.push_back(us_since(t));
+    t = Clock::now();
+    RG_TRY(mm->map_range(base, std::span(&aligned, 1), {}));
+    ma.push_back(us_since(t));
+    t = Clock::now();
+    RG_TRY(mm->unmap_range(base, 256 * kMiB));
+    ua.push_back(us_since(t));
+    t = Clock::now();
+    auto v = RG_TRY(mm->valloc(kGiB));
+    va_t.push_back(us_since(t));
+    t = Clock::now();
+    RG_TRY(mm->vfree(v));
+    vf.push_back(us_since(t));
+  }
+  r.map_scattered_us = median(ms);
+  r.unmap_scattered_us = median(us);
+  r.map_aligned_us = median(ma);
+  r.unmap_aligned_us = median(ua);
+  r.valloc_us = median(va_t);
+  r.vfree_us = median(vf);
+  return r;
+}
+
+int bench_pagetable(const cli::Args& args, cli::Io& io) {
+  std::vector<PageTableFormat> formats;
+  if (auto f = args.get("format")) {
+    auto p = parse_format(*f);
+    if (!p.ok()) {
+      io.err << "rawgpu bench pagetable: " << p.error().to_string() << "\n";
+      return 2;
+    }
+    formats.push_back(*p);
+  } else {
+    formats = {PageTableFormat::kAmdGfx9, PageTableFormat::kAmdGfx10, PageTableFormat::kAmdGfx12,
+               PageTableFormat::kNvMmuV2, PageTableFormat::kNvMmuV3};
+  }
+  auto reps = args.get_u64("repeats");
+  if (!reps.ok()) {
+    io.err << "rawgpu bench pagetable: " << reps.error().to_string() << "\n";
+    return 2;
+  }
+  std::vector<PtResult> results;
+  for (PageTableFormat f : formats) {
+    auto r = bench_format(f, static_cast<int>(std::clamp<uint64_t>(*reps, 1, 100)));
+    if (!r.ok()) {
+      io.err << "rawgpu bench pagetable: " << r.error().to_string() << "\n";
+      return 1;
+    }
+    results.push_back(*r);
+  }
+  if (args.flag("json")) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    llvm::json::OStream j(os, 2);
+    j.object([&] {
+      j.attributeArray("results", [&] {
+        for (const PtResult& r : results) {
+          j.object([&] {
+            j.attribute("format", r.format);
+            j.attribute("map_256mib_scattered_4k_us", r.map_scattered_us);
+            j.attribute("unmap_256mib_scattered_4k_us", r.unmap_scattered_us);
+            j.attribute("map_256mib_aligned_us", r.map_aligned_us);
+            j.attribute("unmap_256mib_aligned_us", r.unmap_aligned_us);
+            j.attribute("valloc_1gib_us", r.valloc_us);
+            j.attribute("vfree_1gib_us", r.vfree_us);
+          });
+        }
+      });
+    });
+    os << "\n";
+    os.flush();
+    io.out << s;
+    return 0;
+  }
+  io.out << strformat("%-10s %14s %14s %14s %14s %12s %12s\n", "format", "map 4K x64Ki", "unmap 4K",
+                      "map aligned", "unmap aligned", "valloc 1G", "vfree 1G");
+  for (const PtResult& r : results)
+    io.out << strformat("%-10s %12.1fus %12.1fus %12.1fus %12.1fus %10.1fus %10.1fus\n",
+                        r.format.c_str(), r.map_scattered_us, r.unmap_scattered_us,
+                        r.map_aligned_us, r.unmap_aligned_us, r.valloc_us, r.vfree_us);
+  io.out << "(median of " << *reps
+         << " runs; 256 MiB mapped as 65536 scattered 4 KiB pages, or as one aligned range)\n";
+  return 0;
+}
+
+}  // namespace
+
+cli::Command bench_command() {
+  cli::Command c;
+  c.name = "bench";
+  c.summary = "benchmark the TLSF allocator (trace replay) or the page-table manager";
+  c.description =
+      "rawgpu bench tlsf --trace FILE [--size BYTES] [--json]\n"
+      "  Replays an allocation trace (lines 'a ID SIZE ALIGN' / 'f ID') on a TLSF arena of\n"
+      "  --size bytes and prints ns/op (median of --repeats replays), failed allocations and\n"
+      "  peak fragmentation. --generate N writes a GPU-memory-like trace of N ops to --trace.\n"
+      "rawgpu bench pagetable [--format gfx9|gfx11|gfx12|nv-mmu-v2|nv-mmu-v3] [--json]\n"
+      "  Maps and unmaps 256 MiB as 65536 scattered 4 KiB pages and as one aligned range, and\n"
+      "  vallocs/vfrees 1 GiB, on simulated VRAM; prints microseconds per call (all formats\n"
+      "  unless --format is given).";
+  c.options = {
+      {"trace", 't', "FILE", "allocation trace to replay (tlsf)", ""},
+      {"size", 's', "BYTES", "TLSF arena size (tlsf)", "16GiB"},
+      {"generate", 0, "N", "write a generated trace of N operations to --trace (tlsf)", ""},
+      {"seed", 0, "N", "seed for --generate", "1"},
+      {"format", 'f', "FMT", "page-table format (pagetable; default: all)", ""},
+      {"repeats", 'r', "N", "timed repetitions; the median is reported", "5"},
+      {"json", 'j', "", "print JSON", ""},
+  };
+  c.positionals = {{"what", "tlsf or pagetable", true, false}};
+  c.run = [](const cli::Args& args, cli::Io& io) {
+    const std::string& what = args.positionals()[0];
+    if (what == "tlsf") return bench_tlsf(args, io);
+    if (what == "pagetable") return bench_pagetable(args, io);
+    io.err << "rawgpu bench: unknown benchmark '" << what << "' (tlsf or pagetable)\n";
+    return 2;
+  };
+  return c;
+}
+
+}  // namespace rawgpu::tools
