@@ -50,6 +50,7 @@ LINUX_PATHS = sorted(
         "drivers/gpu/drm/amd/include/discovery.h",
         "drivers/gpu/drm/amd/include/soc15_hw_ip.h",
         "drivers/gpu/drm/amd/include/soc15_ih_clientid.h",
+        "drivers/gpu/drm/amd/include/vega10_enum.h",  # memory/ PTE golden tests (MTYPE)
         "drivers/gpu/drm/amd/include/soc21_enum.h",
         "drivers/gpu/drm/amd/include/soc24_enum.h",
         "drivers/gpu/drm/amd/include/v9_structs.h",
@@ -61,6 +62,7 @@ LINUX_PATHS = sorted(
         "drivers/gpu/drm/amd/amdgpu/nvd.h",
         "drivers/gpu/drm/amd/amdgpu/soc15d.h",
         "drivers/gpu/drm/amd/amdgpu/amdgpu_ucode.h",
+        "drivers/gpu/drm/amd/amdgpu/amdgpu_vm.h",  # memory/ PTE golden tests
         "drivers/gpu/drm/amd/amdgpu/amdgpu_socbb.h",
         "drivers/gpu/drm/amd/amdgpu/psp_gfx_if.h",
         "drivers/gpu/drm/amd/amdgpu/sdma_v6_0_0_pkt_open.h",
