@@ -331,10 +331,11 @@ bool AmdGpu::step(Queue& q) {
     if (in_ib) return q.ibs.back().base + 4 * (q.ibs.back().pos + i);
     return q.desc.ring.va + 4 * ((q.rptr + i) % ring_dw);  // PM4 packets may straddle the end
   };
-  const std::string where =
-      in_ib ? strformat("IB %s dword %u", hex(q.ibs.back().base.raw()).c_str(), q.ibs.back().pos)
-            : strformat("ring dword %llu", static_cast<unsigned long long>(q.rptr));
   auto stop = [&](std::string why) {
+    // Formatted only on error: the hot path builds no strings.
+    const std::string where =
+        in_ib ? strformat("IB %s dword %u", hex(q.ibs.back().base.raw()).c_str(), q.ibs.back().pos)
+              : strformat("ring dword %llu", static_cast<unsigned long long>(q.rptr));
     q.status.stopped = true;
     q.status.error = where + ": " + why;
     return false;
@@ -356,7 +357,8 @@ bool AmdGpu::step(Queue& q) {
       return stop(strformat("%s (0x%02x) needs %u dwords but only %llu were submitted",
                             opcode_name(op), op, total, static_cast<unsigned long long>(avail)));
     }
-    std::vector<uint32_t> body(n);
+    body_.resize(n);  // reused across packets
+    std::vector<uint32_t>& body = body_;
     for (uint32_t i = 0; i < n; ++i) {
       auto d = read32(addr_of(1 + i));
       if (!d) return stop(d.error().message());

@@ -111,6 +111,7 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   uint64_t next_handle_ = 1;
   DispatchExecutor* executor_ = nullptr;
   uint64_t clock_ = 0;
+  std::vector<uint32_t> body_;  // scratch for the packet being executed
   // Fault registers (GCVM_L2_PROTECTION_FAULT_STATUS / ADDR, amd.md §10.4).
   uint32_t fault_status_ = 0;
   uint64_t fault_addr_page_ = 0;
