@@ -52,7 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       d = static_cast<uint32_t>(mem.va.raw() >> 32);
   }
   const size_t ring_n = dws.size() < 1024 ? dws.size() : 1024;
-  std::memcpy(q.ring.cpu, dws.data(), ring_n * 4);
+  if (ring_n) std::memcpy(q.ring.cpu, dws.data(), ring_n * 4);
   const size_t ib_n = dws.size() - ring_n < 1024 ? dws.size() - ring_n : 1024;
   if (ib_n) std::memcpy(ib.cpu, dws.data() + ring_n, ib_n * 4);
   *q.wptr = ring_n;
