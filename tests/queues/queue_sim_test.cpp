@@ -99,7 +99,7 @@ TEST_F(QueueTest, TimestampWritesTheSignalsTimestampWord) {
 }
 
 TEST_F(QueueTest, TimelineLaunchesDispatchInOrder) {
-  Timeline tl(sig());
+  Timeline tl(sig(), sig());
   ComputeQueue& q = queue();
   auto kernargs = gpu_->alloc(4096, BufferPlacement::kHost).value();
   ExecParams p;
@@ -110,16 +110,15 @@ TEST_F(QueueTest, TimelineLaunchesDispatchInOrder) {
   p.user_data[1] = static_cast<uint32_t>(kernargs.va.raw() >> 32);
   p.workgroup = {64, 1, 1};
   for (uint32_t i = 0; i < 10; ++i) {
-    const uint32_t v = tl.next();
-    q.wait(tl.signal(), v - 1).memory_barrier();
+    q.wait(tl.wait_signal(), tl.wait_value()).memory_barrier();
     auto slots = q.exec(p);
     ASSERT_TRUE(slots);
     q.commands().patch(slots->grid[0], 100 + i);  // known only at submit time
-    q.signal(tl.signal(), v);
+    q.signal(tl.signal(), tl.next());
     ASSERT_TRUE(q.submit());
     tl.advance();
   }
-  ASSERT_TRUE(wait_signal(*gpu_, tl.signal(), tl.last_signaled(), "timeline",
+  ASSERT_TRUE(wait_signal(*gpu_, tl.last_signal(), tl.last_value(), "timeline",
                           manual(std::chrono::seconds(1))));
   EXPECT_EQ(tl.signal().value(), 10u);
   ASSERT_EQ(rec_.states.size(), 10u);
@@ -139,12 +138,11 @@ TEST_F(QueueTest, TimelineLaunchesDispatchInOrder) {
 // >= 100k submissions through a 4 KiB ring (1024 dwords). Each submission is 15 dwords
 // (wait + signal), which does not divide 1024, so packets straddle the ring end regularly.
 TEST_F(QueueTest, RingWrapsUnderLoad) {
-  Timeline tl(sig());
+  Timeline tl(sig(), sig());
   ComputeQueue& q = queue(4096);
   constexpr uint32_t kSubmissions = 100'000;
   for (uint32_t i = 0; i < kSubmissions; ++i) {
-    const uint32_t v = tl.next();
-    q.wait(tl.signal(), v - 1).signal(tl.signal(), v);
+    q.wait(tl.wait_signal(), tl.wait_value()).signal(tl.signal(), tl.next());
     ASSERT_TRUE(q.submit()) << "submission " << i;
     tl.advance();
   }
@@ -152,6 +150,34 @@ TEST_F(QueueTest, RingWrapsUnderLoad) {
   EXPECT_EQ(q.wptr(), uint64_t{kSubmissions} * 15);
   EXPECT_EQ(*q.desc().rptr, q.wptr());
   EXPECT_FALSE(gpu_->fault_state().queue_error);
+}
+
+// Past 2^31 the timeline swaps to its shadow signal and restarts at 1; the first submission
+// after the swap waits on the old signal's last value, so ordering holds across the swap.
+TEST_F(QueueTest, TimelineWrapsToTheShadowSignal) {
+  Signal main = sig(), shadow = sig();
+  main.set(Timeline::kWrapAt - 3);  // as if 2^31 - 3 submissions had completed
+  shadow.set(12345);                // stale value from an earlier epoch
+  Timeline tl(main, shadow, Timeline::kWrapAt - 2);
+  ComputeQueue& q = queue();
+  Signal gate = sig();
+  // The first submission is held back by a gate, so everything after it must wait too.
+  q.wait(gate, 1);
+  for (int i = 0; i < 4; ++i) {
+    q.wait(tl.wait_signal(), tl.wait_value()).signal(tl.signal(), tl.next());
+    ASSERT_TRUE(q.submit());
+    tl.advance();
+  }
+  EXPECT_EQ(tl.swaps(), 1u);
+  EXPECT_EQ(tl.signal().va(), shadow.va());
+  EXPECT_EQ(tl.last_value(), 2u);  // signaled kWrapAt-2, kWrapAt-1 on main, then 1, 2 on shadow
+  EXPECT_EQ(shadow.value(), 0u);   // reset by the swap, not yet signaled
+  EXPECT_EQ(main.value(), Timeline::kWrapAt - 3);
+  gate.set(1);
+  ASSERT_TRUE(wait_signal(*gpu_, tl.last_signal(), tl.last_value(), "timeline",
+                          manual(std::chrono::seconds(1))));
+  EXPECT_EQ(main.value(), Timeline::kWrapAt - 1);
+  EXPECT_EQ(shadow.value(), 2u);
 }
 
 TEST_F(QueueTest, WaitThatNeverCompletesTimesOutWithDiagnostics) {

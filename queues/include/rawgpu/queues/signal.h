@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rawgpu/base/addr.h"
@@ -77,23 +78,50 @@ struct WaitOptions {
 Status wait_signal(drivers::amd::AmdDevice& device, const Signal& signal, uint64_t value,
                    std::string_view what = "signal", const WaitOptions& options = {});
 
-// A per-device timeline: every submission waits on value - 1 and signals value.
+// A per-device timeline: every submission waits on the previous submission's value and
+// signals the next one. Values stay below 2^31 (the GPU writes and compares 32 bits): when the
+// timeline reaches 2^31 it swaps to its shadow signal and restarts at 1; the first submission
+// after the swap waits on the old signal's last value (amd.md §9.5).
 class Timeline {
  public:
-  explicit Timeline(Signal signal) : signal_(signal) {}
-  const Signal& signal() const { return signal_; }
-  // The value the next submission signals (the one it waits on is next() - 1).
-  uint32_t next() const { return next_; }
-  // Called after a submission that signals next(): advances the timeline.
-  void advance() {
-    RG_CHECK(next_ < (1u << 31), "timeline value 2^31 reached; shadow-signal swap not built yet");
-    ++next_;
+  static constexpr uint32_t kWrapAt = 1u << 31;
+  // `first` is the first value signaled (tests start near kWrapAt to exercise the swap).
+  Timeline(Signal signal, Signal shadow, uint32_t first = 1)
+      : signal_(signal),
+        shadow_(shadow),
+        next_(first),
+        wait_signal_(signal),
+        wait_value_(first - 1) {
+    RG_CHECK(first >= 1 && first < kWrapAt);
   }
-  uint32_t last_signaled() const { return next_ - 1; }
+  // What the next submission signals.
+  const Signal& signal() const { return signal_; }
+  uint32_t next() const { return next_; }
+  // What the next submission waits on (the previous submission's signal and value).
+  const Signal& wait_signal() const { return wait_signal_; }
+  uint32_t wait_value() const { return wait_value_; }
+  // The signal and value of the last submission (for host waits).
+  const Signal& last_signal() const { return wait_signal_; }
+  uint32_t last_value() const { return wait_value_; }
+  // Called after a submission that signaled next() on signal().
+  void advance() {
+    wait_signal_ = signal_;
+    wait_value_ = next_;
+    if (++next_ == kWrapAt) {
+      std::swap(signal_, shadow_);
+      signal_.reset();  // the old shadow's last value was reached before 2^31 more submissions
+      next_ = 1;
+      ++swaps_;
+    }
+  }
+  uint64_t swaps() const { return swaps_; }
 
  private:
-  Signal signal_;
-  uint32_t next_ = 1;
+  Signal signal_, shadow_;
+  uint32_t next_;
+  Signal wait_signal_;
+  uint32_t wait_value_;
+  uint64_t swaps_ = 0;
 };
 
 }  // namespace rawgpu::queues
