@@ -1,0 +1,79 @@
+// The AMD device seam: what the hardware command queues (queues/) need from a device, and what
+// a device implementation (sim/ now, the AM driver later) provides.
+//
+// It is deliberately small: buffers mapped into the device's GPU VA space, compute-queue
+// creation (ring, read/write pointers, doorbell), a doorbell write, a poll hook that lets the
+// device make progress while the host waits, and the device's fault state for diagnostics.
+// Header-only and free of memory/ and sim/ types, so both queues/ and sim/ can use it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "rawgpu/base/addr.h"
+#include "rawgpu/base/error.h"
+
+namespace rawgpu::drivers::amd {
+
+// GC register segment 0 base on gfx11 (IP discovery of Navi31; amd.md §3.3 table): a register
+// operand in PM4 is this base plus the upstream header's offset.
+inline constexpr uint32_t kGc11Seg0Base = 0x1260;
+
+enum class BufferPlacement : uint8_t {
+  kHost,  // host memory mapped into the GPU (system aperture), CPU-visible
+  kVram,  // device-local memory; not CPU-visible through this interface
+};
+
+// A buffer mapped into the GPU VA space. `cpu` is null for kVram buffers.
+struct DeviceBuffer {
+  GpuVa va;
+  uint64_t size = 0;
+  uint8_t* cpu = nullptr;
+  BufferPlacement placement = BufferPlacement::kHost;
+  uint64_t handle = 0;  // implementation-defined identity (0 = none)
+  bool valid() const { return handle != 0; }
+};
+
+// A compute (PM4) hardware queue as the CP sees it. The ring and the pointer words live in
+// host buffers owned by the device; both pointers count dwords and never wrap (amd.md §8).
+struct ComputeQueueDesc {
+  DeviceBuffer ring;                  // ring.size bytes, a power of two
+  volatile uint64_t* rptr = nullptr;  // written by the device: dwords consumed
+  volatile uint64_t* wptr = nullptr;  // written by the host before the doorbell
+  uint32_t doorbell = 0;              // doorbell index (64-bit doorbell i at byte 8i of BAR2)
+  uint32_t id = 0;                    // queue id inside the device
+};
+
+// The device's fault state, as read from its fault registers (amd.md §10.4).
+struct FaultState {
+  bool faulted = false;      // a VM fault was recorded (GCVM_L2_PROTECTION_FAULT_STATUS != 0)
+  GpuVa address;             // faulting page-aligned VA
+  uint32_t status = 0;       // GCVM_L2_PROTECTION_FAULT_STATUS layout (amd.md §10.4)
+  bool queue_error = false;  // a queue stopped (bad packet, fault)
+  std::string description;   // human-readable summary of all of the above; empty if healthy
+};
+
+class AmdDevice {
+ public:
+  virtual ~AmdDevice() = default;
+  // "sim:gfx1100", "amd:0000:03:00.0", ...
+  virtual std::string name() const = 0;
+  // GC IP version as major*10000 + minor*100 + rev (110000 for gfx1100).
+  virtual uint32_t gc_version() const = 0;
+
+  // Allocates and maps `size` bytes (rounded up to 4 KiB) into the GPU VA space.
+  virtual Result<DeviceBuffer> alloc(uint64_t size, BufferPlacement placement) = 0;
+  virtual Status free(const DeviceBuffer& buffer) = 0;
+
+  // Creates a compute queue with a ring of `ring_bytes` (power of two, >= 4 KiB).
+  virtual Result<ComputeQueueDesc> create_compute_queue(uint64_t ring_bytes) = 0;
+  // Writes a 64-bit doorbell.
+  virtual void ring_doorbell(uint32_t index, uint64_t value) = 0;
+  // Gives the device a chance to make progress (the simulator processes its queues; a real
+  // device scans its interrupt ring). Called by host-side waits on every poll.
+  virtual void poll() = 0;
+  virtual FaultState fault_state() const = 0;
+};
+
+}  // namespace rawgpu::drivers::amd

@@ -1,0 +1,128 @@
+// AMD PM4 (GC 10/11) compute-queue encoders and the compute queue.
+//
+// Every opcode and field helper comes from the generated nvd.h / kfd_pm4_headers_ai.h
+// definitions (autogen/); register offsets from the generated gc_11_0_0.h. Packet layouts and
+// the exec() recipe follow /work/shared/reference/amd.md §9.1-§9.2.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "rawgpu/base/addr.h"
+#include "rawgpu/base/error.h"
+#include "rawgpu/drivers/amd/device.h"
+#include "rawgpu/queues/cmd_builder.h"
+#include "rawgpu/queues/signal.h"
+
+namespace rawgpu::queues::amd {
+
+// Type-3 header: [31:30] = 3, [29:16] = body dwords - 1, [15:8] = opcode (amd.md §9.1).
+uint32_t pm4_header(uint32_t opcode, uint32_t body_dwords);
+
+// WAIT_REG_MEM compare functions (amd.md §9.1).
+enum class WaitFunc : uint32_t {
+  kAlways = 0,
+  kLess = 1,
+  kLessEq = 2,
+  kEq = 3,
+  kNotEq = 4,
+  kGreaterEq = 5,
+  kGreater = 6
+};
+
+// EVENT_WRITE CS_PARTIAL_FLUSH: VGT_EVENT_TYPE 7 with event index 4 (soc21_enum.h; amd.md §9.1).
+// Not in the generated headers (soc21_enum.h is not extracted by autogen yet).
+inline constexpr uint32_t kEventCsPartialFlush = 0x7;
+inline constexpr uint32_t kEventIndexCsPartialFlush = 0x4;
+
+// ACQUIRE_MEM GCR_CNTL sets (GC >= 10).
+// exec: invalidate K$, V$, GL1 and GLM, keep I$ and L2 (amd.md §9.2 step 1).
+uint32_t gcr_exec_invalidate();
+// memory barrier: write back and invalidate everything incl. I$ and L2.
+uint32_t gcr_full();
+// RELEASE_MEM end-of-pipe cache flush flags (GLM wb/inv, GLV/GL1/GL2 inv, GL2 wb, SEQ).
+uint32_t release_mem_flush_flags();
+
+void nop(CmdBuilder& b, uint32_t body_dwords);
+// Returns the slot of the reference value.
+PatchSlot wait_reg_mem(CmdBuilder& b, GpuVa addr, uint32_t ref, uint32_t mask, WaitFunc fn);
+// RELEASE_MEM CACHE_FLUSH_AND_INV_TS end of pipe writing `value` as 32 bits; returns its slot.
+PatchSlot release_mem_signal(CmdBuilder& b, GpuVa addr, uint32_t value, bool cache_flush = true);
+// RELEASE_MEM writing a 64-bit value (data_sel 2); returns its slot.
+PatchSlot release_mem_write64(CmdBuilder& b, GpuVa addr, uint64_t value);
+// RELEASE_MEM writing the GPU clock (data_sel 3) to addr.
+void release_mem_timestamp(CmdBuilder& b, GpuVa addr);
+void acquire_mem(CmdBuilder& b, uint32_t gcr_cntl);
+// SET_SH_REG at the SH-window index of a GC segment-0 register offset.
+void set_sh_reg(CmdBuilder& b, uint32_t seg0_offset, std::span<const uint32_t> values);
+void event_write(CmdBuilder& b, uint32_t type, uint32_t index);
+void indirect_buffer(CmdBuilder& b, GpuVa addr, uint32_t dwords);
+void write_data(CmdBuilder& b, GpuVa addr, std::span<const uint32_t> values);
+
+struct ExecParams {
+  GpuVa code;  // kernel entry, 256-byte aligned
+  uint32_t rsrc1 = 0, rsrc2 = 0, rsrc3 = 0;
+  uint32_t tmpring_size = 0;
+  GpuVa scratch;  // architected flat scratch base (256-byte aligned), 0 = none
+  std::array<uint32_t, 16> user_data{};
+  uint32_t user_data_count = 0;                // must equal RSRC2.USER_SGPR
+  std::array<uint32_t, 3> grid{1, 1, 1};       // workgroups
+  std::array<uint32_t, 3> workgroup{1, 1, 1};  // threads per workgroup
+  bool wave32 = true;
+};
+struct ExecSlots {
+  PatchSlot user_data;  // first user-data dword (e.g. the kernarg pointer lo)
+  std::array<PatchSlot, 3> grid;
+};
+// The exec() sequence of amd.md §9.2 (single XCC). kInvalidArgument on a misaligned code or
+// scratch address, a user-data count that disagrees with RSRC2.USER_SGPR or a zero dimension.
+Result<ExecSlots> exec(CmdBuilder& b, const ExecParams& p);
+
+// A PM4 compute queue on an AmdDevice: commands are built in a CmdBuilder and copied into the
+// ring on submit() (packets may straddle the ring end), space is checked against the read
+// pointer, then wptr is stored and the doorbell written (PM4 counts dwords).
+class ComputeQueue {
+ public:
+  static Result<std::unique_ptr<ComputeQueue>> create(drivers::amd::AmdDevice& device,
+                                                      uint64_t ring_bytes = 64 * 1024);
+  CmdBuilder& commands() { return cmds_; }
+
+  ComputeQueue& wait(const Signal& s, uint32_t value) {
+    wait_reg_mem(cmds_, s.va(), value, 0xffffffffu, WaitFunc::kGreaterEq);
+    return *this;
+  }
+  ComputeQueue& signal(const Signal& s, uint32_t value) {
+    release_mem_signal(cmds_, s.va(), value, true);
+    return *this;
+  }
+  ComputeQueue& timestamp(const Signal& s) {
+    release_mem_timestamp(cmds_, s.timestamp_va());
+    return *this;
+  }
+  ComputeQueue& memory_barrier() {
+    acquire_mem(cmds_, gcr_full());
+    return *this;
+  }
+  Result<ExecSlots> exec(const ExecParams& p) { return amd::exec(cmds_, p); }
+
+  // Copies the pending commands into the ring and rings the doorbell. Waits (through the
+  // device's poll hook, up to `timeout`) for ring space; kTimeout if the GPU does not free it,
+  // kInvalidArgument if the commands are larger than the ring. Pending commands are kept on
+  // error.
+  Status submit(Nanos timeout = default_wait_timeout(), Clock* clock = nullptr);
+
+  uint64_t wptr() const { return wptr_; }
+  const drivers::amd::ComputeQueueDesc& desc() const { return desc_; }
+
+ private:
+  ComputeQueue(drivers::amd::AmdDevice& device, drivers::amd::ComputeQueueDesc desc)
+      : device_(&device), desc_(desc) {}
+  drivers::amd::AmdDevice* device_;
+  drivers::amd::ComputeQueueDesc desc_;
+  CmdBuilder cmds_;
+  uint64_t wptr_ = 0;
+};
+
+}  // namespace rawgpu::queues::amd

@@ -1,0 +1,514 @@
+#include "rawgpu/sim/amd_gpu.h"
+
+#include <cstring>
+
+#include "rawgpu/autogen/amd/pm4_nvd.h"
+#include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
+#include "rawgpu/base/bits.h"
+#include "rawgpu/base/format.h"
+
+namespace rawgpu::sim {
+
+namespace pm4 = autogen::amd::pm4_nvd;
+using gc = autogen::amd::gc_11_0_0;
+using drivers::amd::BufferPlacement;
+using drivers::amd::ComputeQueueDesc;
+using drivers::amd::DeviceBuffer;
+
+namespace {
+constexpr uint64_t kPage = 4096;
+constexpr uint32_t kShWindow = pm4::PACKET3_SET_SH_REG_END - pm4::PACKET3_SET_SH_REG_START;
+constexpr uint32_t kUconfigWindow =
+    pm4::PACKET3_SET_UCONFIG_REG_END - pm4::PACKET3_SET_UCONFIG_REG_START;
+constexpr unsigned kMaxIbDepth = 2;  // the CP has IB1 and IB2 levels
+
+// GCVM_L2_PROTECTION_FAULT_STATUS fields (amd.md §10.4).
+constexpr uint32_t kFaultPermissionLsb = 1u << 4;
+constexpr uint32_t kFaultMapping = 1u << 8;
+constexpr uint32_t kFaultRw = 1u << 18;
+
+template <class R>
+constexpr uint32_t sh(R) {
+  return R::kInfo.offset + drivers::amd::kGc11Seg0Base - pm4::PACKET3_SET_SH_REG_START;
+}
+
+const char* opcode_name(uint32_t op) {
+  switch (op) {
+    case pm4::PACKET3_NOP: return "NOP";
+    case pm4::PACKET3_WRITE_DATA: return "WRITE_DATA";
+    case pm4::PACKET3_RELEASE_MEM: return "RELEASE_MEM";
+    case pm4::PACKET3_WAIT_REG_MEM: return "WAIT_REG_MEM";
+    case pm4::PACKET3_ACQUIRE_MEM: return "ACQUIRE_MEM";
+    case pm4::PACKET3_EVENT_WRITE: return "EVENT_WRITE";
+    case pm4::PACKET3_SET_SH_REG: return "SET_SH_REG";
+    case pm4::PACKET3_SET_UCONFIG_REG: return "SET_UCONFIG_REG";
+    case pm4::PACKET3_INDIRECT_BUFFER: return "INDIRECT_BUFFER";
+    case pm4::PACKET3_DISPATCH_DIRECT: return "DISPATCH_DIRECT";
+    default: return "unknown";
+  }
+}
+}  // namespace
+
+struct AmdGpu::HostPage {
+  std::unique_ptr<uint8_t[]> storage;  // host buffers
+  uint8_t* cpu = nullptr;              // 4 KiB-aligned start inside storage
+  uint64_t bus = 0;
+  uint64_t size = 0;
+  GpuVa va;
+  std::optional<memory::VirtMapping> vram;  // VRAM buffers
+};
+
+struct AmdGpu::Queue {
+  ComputeQueueDesc desc;
+  DeviceBuffer ptrs;
+  uint64_t rptr = 0;
+  uint64_t doorbell_wptr = 0;
+  struct Frame {
+    GpuVa base;
+    uint32_t pos = 0;
+    uint32_t size = 0;
+  };
+  std::vector<Frame> ibs;
+  std::array<uint32_t, kShWindow> sh{};
+  std::array<uint32_t, kUconfigWindow> uconfig{};
+  QueueStatus status;
+};
+
+Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config) {
+  std::unique_ptr<AmdGpu> gpu(new AmdGpu());
+  gpu->config_ = config;
+  gpu->vram_ = std::make_unique<memory::SparseVram>(config.vram_size);
+  // VM context start and size as the reference design programs them: a 48-bit space above
+  // 0x200000000000 in the reference is not needed here; index 0 sits at VA 0x1000000000 (64 GiB).
+  const GpuVa va_base(0x1000000000);
+  gpu->va_ = std::make_unique<memory::AddressAllocator<GpuVa>>(
+      RG_TRY(memory::AddressAllocator<GpuVa>::create(va_base, uint64_t{1} << 44, kPage)));
+  memory::MemoryManagerConfig mc;
+  mc.format = memory::PageTableFormat::kAmdGfx10;
+  mc.vram_size = config.vram_size;
+  mc.boot_size = 4ull << 20;
+  mc.va_base = va_base;
+  gpu->mm_ = RG_TRY(memory::MemoryManager::create(mc, *gpu->vram_, *gpu->va_));
+  gpu->mm_->finish_boot();
+  // Bus addresses for host pages (the IOMMU-less DMA space of the simulated host).
+  gpu->bus_ = std::make_unique<memory::AddressAllocator<BusAddr>>(
+      RG_TRY(memory::AddressAllocator<BusAddr>::create(BusAddr(0x100000000), 1ull << 40, kPage)));
+  return gpu;
+}
+
+AmdGpu::~AmdGpu() = default;
+
+Result<DeviceBuffer> AmdGpu::alloc(uint64_t size, BufferPlacement placement) {
+  if (size == 0) return make_error(Errc::kInvalidArgument, "buffer size 0");
+  uint64_t bytes = RG_TRY(checked_add(size, kPage - 1)) & ~(kPage - 1);
+  auto page = std::make_unique<HostPage>();
+  page->size = bytes;
+  if (placement == BufferPlacement::kVram) {
+    page->vram = RG_TRY(mm_->valloc(bytes));
+    page->va = page->vram->va;
+  } else {
+    const BusAddr bus = RG_TRY(bus_->alloc(bytes, kPage));
+    auto va = va_->alloc(bytes, kPage);
+    if (!va) {
+      (void)bus_->free(bus);
+      return std::move(va).take_error();
+    }
+    page->storage.reset(new (std::nothrow) uint8_t[bytes + kPage]);
+    if (!page->storage) {
+      (void)bus_->free(bus);
+      (void)va_->free(*va);
+      return make_error(Errc::kOutOfMemory, "no host memory for a %s buffer",
+                        format_bytes(bytes).c_str());
+    }
+    const uintptr_t p = reinterpret_cast<uintptr_t>(page->storage.get());
+    page->cpu = reinterpret_cast<uint8_t*>((p + kPage - 1) & ~uintptr_t{kPage - 1});
+    std::memset(page->cpu, 0, bytes);
+    page->bus = bus.raw();
+    page->va = *va;
+    memory::PageAttrs attrs;
+    attrs.aperture = memory::Aperture::kSystem;
+    attrs.snooped = true;
+    const AddrRange<BusAddr> chunk{bus, bytes};
+    if (Status st = mm_->map_range(*va, std::span(&chunk, 1), attrs); !st) {
+      (void)bus_->free(bus);
+      (void)va_->free(*va);
+      return std::move(st).take_error();
+    }
+    host_pages_[page->bus] = page.get();
+  }
+  DeviceBuffer b;
+  b.va = page->va;
+  b.size = bytes;
+  b.cpu = page->cpu;
+  b.placement = placement;
+  b.handle = next_handle_++;
+  buffers_[b.handle] = std::move(page);
+  return b;
+}
+
+Status AmdGpu::free(const DeviceBuffer& buffer) {
+  auto it = buffers_.find(buffer.handle);
+  if (it == buffers_.end()) {
+    return make_error(Errc::kNotFound, "no buffer with handle %llu",
+                      static_cast<unsigned long long>(buffer.handle));
+  }
+  HostPage& p = *it->second;
+  if (p.vram) {
+    RG_TRY(mm_->vfree(*p.vram));
+  } else {
+    RG_TRY(mm_->unmap_range(p.va, p.size));
+    RG_TRY(va_->free(p.va));
+    RG_TRY(bus_->free(BusAddr(p.bus)));
+    host_pages_.erase(p.bus);
+  }
+  buffers_.erase(it);
+  return {};
+}
+
+Result<ComputeQueueDesc> AmdGpu::create_compute_queue(uint64_t ring_bytes) {
+  if (ring_bytes < kPage || !is_pow2(ring_bytes) || ring_bytes > (1ull << 30)) {
+    return make_error(Errc::kInvalidArgument,
+                      "ring size 0x%llx: must be a power of two in [4 KiB, 1 GiB]",
+                      static_cast<unsigned long long>(ring_bytes));
+  }
+  auto q = std::make_unique<Queue>();
+  q->desc.ring = RG_TRY(alloc(ring_bytes, BufferPlacement::kHost));
+  q->ptrs = RG_TRY(alloc(kPage, BufferPlacement::kHost));
+  q->desc.rptr = reinterpret_cast<volatile uint64_t*>(q->ptrs.cpu);
+  q->desc.wptr = reinterpret_cast<volatile uint64_t*>(q->ptrs.cpu + 8);
+  q->desc.id = static_cast<uint32_t>(queues_.size());
+  q->desc.doorbell = 3 + q->desc.id;  // MEC ring doorbells start at index 3 (amd.md §8)
+  queues_.push_back(std::move(q));
+  return queues_.back()->desc;
+}
+
+void AmdGpu::ring_doorbell(uint32_t index, uint64_t value) {
+  for (auto& q : queues_) {
+    if (q->desc.doorbell == index) {
+      q->doorbell_wptr = value;
+      run_queue(*q);
+    }
+  }
+}
+
+void AmdGpu::poll() {
+  for (auto& q : queues_) run_queue(*q);
+}
+
+QueueStatus AmdGpu::queue_status(uint32_t queue_id) const {
+  RG_CHECK(queue_id < queues_.size());
+  QueueStatus s = queues_[queue_id]->status;
+  s.rptr = queues_[queue_id]->rptr;
+  return s;
+}
+
+drivers::amd::FaultState AmdGpu::fault_state() const {
+  drivers::amd::FaultState f;
+  f.faulted = fault_status_ != 0;
+  f.address = GpuVa(fault_addr_page_ << 12);
+  f.status = fault_status_;
+  std::string text;
+  if (f.faulted) text = fault_text_;
+  for (const auto& q : queues_) {
+    if (!q->status.stopped) continue;
+    f.queue_error = true;
+    if (!text.empty()) text += "; ";
+    text += strformat("queue %u stopped: %s", q->desc.id, q->status.error.c_str());
+  }
+  f.description = text;
+  return f;
+}
+
+void AmdGpu::record_fault(GpuVa va, uint32_t status) {
+  if (fault_status_ != 0) return;  // the registers latch the first fault until cleared
+  fault_status_ = status;
+  fault_addr_page_ = va.raw() >> 12;
+  fault_text_ = strformat("VM fault at %s (%s, %s)", hex(va.raw()).c_str(),
+                          (status & kFaultMapping) ? "page not mapped" : "permission",
+                          (status & kFaultRw) ? "write" : "read");
+}
+
+Result<uint8_t*> AmdGpu::translate(GpuVa va, bool write, bool exec) {
+  const memory::PageTable& pt = mm_->page_table();
+  const memory::PteCodec& codec = pt.codec();
+  const uint32_t rw = write ? kFaultRw : 0;
+  auto fault = [&](uint32_t status, const char* what) -> Error {
+    record_fault(GpuVa(va.raw() & ~(kPage - 1)), status | rw);
+    return make_error(Errc::kHardware, "VM fault: %s %s at %s", write ? "write" : "read", what,
+                      hex(va.raw()).c_str());
+  };
+  if (va.raw() < pt.va_base().raw() || va.raw() - pt.va_base().raw() >= pt.va_size()) {
+    return fault(kFaultMapping, "outside the VM context");
+  }
+  const uint64_t off = va.raw() - pt.va_base().raw();
+  VramAddr table = pt.root();
+  for (unsigned level = 0; level <= codec.last_level(); ++level) {
+    const memory::LevelInfo& info = codec.levels()[level];
+    const uint64_t idx = (off >> info.shift) & (info.entries - 1u);
+    const uint64_t* words = vram_->words(table + idx * info.entry_bytes, info.entry_bytes);
+    const memory::DecodedEntry e = codec.decode(level, words);
+    if (e.kind == memory::DecodedEntry::Kind::kTable) {
+      if (level == codec.last_level()) return fault(kFaultMapping, "table entry at the last level");
+      if (e.addr + kPage > vram_->size()) return fault(kFaultMapping, "table outside VRAM");
+      table = VramAddr(e.addr);
+      continue;
+    }
+    if (e.kind != memory::DecodedEntry::Kind::kLeaf) return fault(kFaultMapping, "unmapped page");
+    if ((write && !e.attrs.writable) || (!write && !e.attrs.readable) ||
+        (exec && !e.attrs.executable)) {
+      return fault(kFaultPermissionLsb, "without permission");
+    }
+    const uint64_t pa = e.addr + (off & (info.span() - 1));
+    if (e.attrs.aperture == memory::Aperture::kVram) {
+      if (pa >= vram_->size()) return fault(kFaultMapping, "beyond VRAM");
+      return reinterpret_cast<uint8_t*>(vram_->words(VramAddr(pa & ~uint64_t{7}), 8)) + (pa & 7);
+    }
+    auto it = host_pages_.upper_bound(pa);
+    if (it == host_pages_.begin()) return fault(kFaultMapping, "to an unbacked bus address");
+    --it;
+    if (pa - it->first >= it->second->size) {
+      return fault(kFaultMapping, "to an unbacked bus address");
+    }
+    return it->second->cpu + (pa - it->first);
+  }
+  return fault(kFaultMapping, "unmapped page");
+}
+
+Result<uint32_t> AmdGpu::read32(GpuVa va, bool exec) {
+  if (va.raw() % 4)
+    return make_error(Errc::kHardware, "misaligned read at %s", hex(va.raw()).c_str());
+  uint8_t* p = RG_TRY(translate(va, false, exec));
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+Result<uint64_t> AmdGpu::read64(GpuVa va) {
+  const uint64_t lo = RG_TRY(read32(va));
+  const uint64_t hi = RG_TRY(read32(va + 4));
+  return lo | (hi << 32);
+}
+Status AmdGpu::write32(GpuVa va, uint32_t value) {
+  if (va.raw() % 4)
+    return make_error(Errc::kHardware, "misaligned write at %s", hex(va.raw()).c_str());
+  uint8_t* p = RG_TRY(translate(va, true, false));
+  std::memcpy(p, &value, 4);
+  return {};
+}
+Status AmdGpu::write64(GpuVa va, uint64_t value) {
+  // Check both halves before writing either (a 64-bit write never half-lands in the sim).
+  if (va.raw() % 8)
+    return make_error(Errc::kHardware, "misaligned 64-bit write at %s", hex(va.raw()).c_str());
+  uint8_t* p = RG_TRY(translate(va, true, false));
+  std::memcpy(p, &value, 8);  // 8-aligned: never crosses a page
+  return {};
+}
+
+void AmdGpu::run_queue(Queue& q) {
+  while (!q.status.stopped) {
+    if (q.ibs.empty()) {
+      if (q.rptr == q.doorbell_wptr) break;
+      const uint64_t ring_dw = q.desc.ring.size / 4;
+      if (q.doorbell_wptr < q.rptr || q.doorbell_wptr - q.rptr > ring_dw) {
+        q.status.stopped = true;
+        q.status.error = strformat("wptr %llu is not within one ring (%llu dwords) of rptr %llu",
+                                   static_cast<unsigned long long>(q.doorbell_wptr),
+                                   static_cast<unsigned long long>(ring_dw),
+                                   static_cast<unsigned long long>(q.rptr));
+        break;
+      }
+    }
+    if (!step(q)) break;
+  }
+  *q.desc.rptr = q.rptr;
+}
+
+bool AmdGpu::step(Queue& q) {
+  const bool in_ib = !q.ibs.empty();
+  const uint64_t ring_dw = q.desc.ring.size / 4;
+  // Where the packet starts and how many dwords are available to it.
+  uint64_t avail = in_ib ? q.ibs.back().size - q.ibs.back().pos : q.doorbell_wptr - q.rptr;
+  auto addr_of = [&](uint64_t i) -> GpuVa {
+    if (in_ib) return q.ibs.back().base + 4 * (q.ibs.back().pos + i);
+    return q.desc.ring.va + 4 * ((q.rptr + i) % ring_dw);  // PM4 packets may straddle the end
+  };
+  auto stop = [&](std::string why) {
+    // Formatted only on error: the hot path builds no strings.
+    const std::string where =
+        in_ib ? strformat("IB %s dword %u", hex(q.ibs.back().base.raw()).c_str(), q.ibs.back().pos)
+              : strformat("ring dword %llu", static_cast<unsigned long long>(q.rptr));
+    q.status.stopped = true;
+    q.status.error = where + ": " + why;
+    return false;
+  };
+  auto hdr_r = read32(addr_of(0));
+  if (!hdr_r) return stop(hdr_r.error().message());
+  const uint32_t hdr = *hdr_r;
+  const uint32_t type = hdr >> 30;
+  uint32_t total = 1;
+  if (hdr == pm4::CP_PACKET2) {
+    total = 1;  // type-2 filler
+  } else if (type != pm4::PACKET_TYPE3) {
+    return stop(strformat("unsupported PM4 type-%u packet header %s", type, hex(hdr).c_str()));
+  } else {
+    const uint32_t op = (hdr >> 8) & 0xff;
+    const uint32_t n = ((hdr >> 16) & 0x3fff) + 1;  // body dwords
+    total = 1 + n;
+    if (total > avail) {
+      return stop(strformat("%s (0x%02x) needs %u dwords but only %llu were submitted",
+                            opcode_name(op), op, total, static_cast<unsigned long long>(avail)));
+    }
+    body_.resize(n);  // reused across packets
+    std::vector<uint32_t>& body = body_;
+    for (uint32_t i = 0; i < n; ++i) {
+      auto d = read32(addr_of(1 + i));
+      if (!d) return stop(d.error().message());
+      body[i] = *d;
+    }
+    auto need = [&](uint32_t want) -> bool { return n == want; };
+    auto bad_len = [&](uint32_t want) {
+      return stop(strformat("%s with %u body dwords (expected %u)", opcode_name(op), n, want));
+    };
+    switch (op) {
+      case pm4::PACKET3_NOP:
+      case pm4::PACKET3_EVENT_WRITE: break;
+      case pm4::PACKET3_ACQUIRE_MEM:
+        if (!need(7)) return bad_len(7);
+        break;  // the simulator has no caches to invalidate
+      case pm4::PACKET3_WRITE_DATA: {
+        if (n < 4) return stop(strformat("WRITE_DATA with %u body dwords (at least 4)", n));
+        const uint32_t dst_sel = (body[0] >> 8) & 0xf;
+        if (dst_sel != 5)
+          return stop(strformat("WRITE_DATA dst_sel %u not supported (5 = memory)", dst_sel));
+        const GpuVa dst(body[1] | (uint64_t{body[2]} << 32));
+        for (uint32_t i = 3; i < n; ++i) {
+          const bool one_addr = (body[0] & pm4::WR_ONE_ADDR) != 0;
+          if (Status st = write32(one_addr ? dst : dst + 4 * (i - 3), body[i]); !st) {
+            return stop("WRITE_DATA: " + st.error().message());
+          }
+        }
+        break;
+      }
+      case pm4::PACKET3_RELEASE_MEM: {
+        if (!need(7)) return bad_len(7);
+        const uint32_t data_sel = (body[1] >> 29) & 7;
+        const uint32_t int_sel = (body[1] >> 24) & 7;
+        const GpuVa dst(body[2] | (uint64_t{body[3]} << 32));
+        const uint64_t data = body[4] | (uint64_t{body[5]} << 32);
+        Status st;
+        switch (data_sel) {
+          case 0: break;
+          case 1: st = write32(dst, body[4]); break;
+          case 2: st = write64(dst, data); break;
+          case 3: st = write64(dst, timestamp()); break;
+          default: return stop(strformat("RELEASE_MEM data_sel %u not supported", data_sel));
+        }
+        if (!st) return stop("RELEASE_MEM: " + st.error().message());
+        if (int_sel > 2) return stop(strformat("RELEASE_MEM int_sel %u invalid", int_sel));
+        break;
+      }
+      case pm4::PACKET3_WAIT_REG_MEM: {
+        if (!need(6)) return bad_len(6);
+        const uint32_t fn = body[0] & 7;
+        if ((body[0] & (1u << 4)) == 0) return stop("WAIT_REG_MEM on a register is not simulated");
+        if (((body[0] >> 6) & 3) != 0)
+          return stop("WAIT_REG_MEM write-wait-write on memory is not simulated");
+        auto v = read32(GpuVa(body[1] | (uint64_t{body[2]} << 32)));
+        if (!v) return stop("WAIT_REG_MEM: " + v.error().message());
+        const uint32_t val = *v & body[4], ref = body[3];
+        bool ok = false;
+        switch (fn) {
+          case 0: ok = true; break;
+          case 1: ok = val < ref; break;
+          case 2: ok = val <= ref; break;
+          case 3: ok = val == ref; break;
+          case 4: ok = val != ref; break;
+          case 5: ok = val >= ref; break;
+          case 6: ok = val > ref; break;
+          default: return stop(strformat("WAIT_REG_MEM function %u invalid", fn));
+        }
+        if (!ok) {
+          q.status.waiting = true;  // re-polled on the next doorbell or poll()
+          return false;
+        }
+        q.status.waiting = false;
+        break;
+      }
+      case pm4::PACKET3_SET_SH_REG:
+      case pm4::PACKET3_SET_UCONFIG_REG: {
+        const bool is_sh = op == pm4::PACKET3_SET_SH_REG;
+        const uint32_t window = is_sh ? kShWindow : kUconfigWindow;
+        if (n < 2) return stop(strformat("%s without values", opcode_name(op)));
+        const uint32_t reg = body[0] & 0xffff;
+        if (reg >= window || n - 1 > window - reg) {
+          return stop(strformat("%s writes registers 0x%x..+%u outside the window (0x%x dwords)",
+                                opcode_name(op), reg, n - 1, window));
+        }
+        uint32_t* regs = is_sh ? q.sh.data() : q.uconfig.data();
+        for (uint32_t i = 1; i < n; ++i) regs[reg + i - 1] = body[i];
+        break;
+      }
+      case pm4::PACKET3_INDIRECT_BUFFER: {
+        if (!need(3)) return bad_len(3);
+        if ((body[2] & pm4::INDIRECT_BUFFER_VALID) == 0)
+          return stop("INDIRECT_BUFFER without VALID");
+        if (body[0] & 3) return stop("INDIRECT_BUFFER base not dword aligned");
+        if (q.ibs.size() >= kMaxIbDepth) return stop("INDIRECT_BUFFER nested deeper than IB2");
+        const uint32_t size = body[2] & 0xfffff;
+        // Advance past the IB packet first; the IB runs next.
+        if (in_ib) {
+          q.ibs.back().pos += total;
+        } else {
+          q.rptr += total;
+        }
+        ++q.status.packets;
+        if (size != 0) q.ibs.push_back({GpuVa(body[0] | (uint64_t{body[1]} << 32)), 0, size});
+        return true;
+      }
+      case pm4::PACKET3_DISPATCH_DIRECT: {
+        if (!need(4)) return bad_len(4);
+        DispatchState s;
+        auto r = [&](uint32_t idx) { return q.sh[idx]; };
+        s.program = GpuVa((uint64_t{r(sh(gc::COMPUTE_PGM_HI{}))} << 40) |
+                          (uint64_t{r(sh(gc::COMPUTE_PGM_LO{}))} << 8));
+        s.rsrc1 = r(sh(gc::COMPUTE_PGM_RSRC1{}));
+        s.rsrc2 = r(sh(gc::COMPUTE_PGM_RSRC2{}));
+        s.rsrc3 = r(sh(gc::COMPUTE_PGM_RSRC3{}));
+        s.tmpring_size = r(sh(gc::COMPUTE_TMPRING_SIZE{}));
+        s.scratch_base = GpuVa((uint64_t{r(sh(gc::COMPUTE_DISPATCH_SCRATCH_BASE_HI{}))} << 40) |
+                               (uint64_t{r(sh(gc::COMPUTE_DISPATCH_SCRATCH_BASE_LO{}))} << 8));
+        s.resource_limits = r(sh(gc::COMPUTE_RESOURCE_LIMITS{}));
+        const uint32_t nsgpr = static_cast<uint32_t>(gc::COMPUTE_PGM_RSRC2::USER_SGPR.get(s.rsrc2));
+        for (uint32_t i = 0; i < nsgpr; ++i)
+          s.user_data.push_back(r(sh(gc::COMPUTE_USER_DATA_0{}) + i));
+        for (uint32_t i = 0; i < 3; ++i) {
+          s.start[i] = r(sh(gc::COMPUTE_START_X{}) + i);
+          s.workgroup[i] = r(sh(gc::COMPUTE_NUM_THREAD_X{}) + i);
+          s.grid[i] = body[i];
+        }
+        s.initiator = body[3];
+        s.wave32 = gc::COMPUTE_DISPATCH_INITIATOR::CS_W32_EN.get(body[3]) != 0;
+        s.lds_bytes = static_cast<uint32_t>(gc::COMPUTE_PGM_RSRC2::LDS_SIZE.get(s.rsrc2)) * 512;
+        if (gc::COMPUTE_DISPATCH_INITIATOR::COMPUTE_SHADER_EN.get(body[3]) == 0) {
+          return stop("DISPATCH_DIRECT without COMPUTE_SHADER_EN");
+        }
+        if (executor_ == nullptr)
+          return stop("DISPATCH_DIRECT but no dispatch executor is installed");
+        if (Status st = executor_->execute(s); !st)
+          return stop("dispatch: " + st.error().to_string());
+        break;
+      }
+      default:
+        return stop(strformat("unknown PM4 opcode 0x%02x (header %s)", op, hex(hdr).c_str()));
+    }
+    ++q.status.packets;
+  }
+  if (in_ib) {
+    q.ibs.back().pos += total;
+    if (q.ibs.back().pos == q.ibs.back().size) q.ibs.pop_back();
+  } else {
+    q.rptr += total;
+  }
+  return true;
+}
+
+}  // namespace rawgpu::sim

@@ -1,0 +1,121 @@
+// A simulated AMD GPU (gfx1100 flavour) implementing drivers::amd::AmdDevice.
+//
+//  * VRAM is memory::SparseVram; rawgpu's own MemoryManager builds real gfx11 page tables in it.
+//  * Host buffers are host pages given bus addresses and mapped with the system aperture.
+//  * Every GPU memory access goes through a simulated MMU that walks those page tables with
+//    memory/'s codec, so a page-table bug shows up as a simulated VM fault: the fault address and
+//    status registers are filled and the queue stops.
+//  * A PM4 command processor executes compute queues on doorbell writes and poll() calls, and
+//    only then (deterministic: no thread). Unknown or malformed packets stop the queue with a
+//    decoded error. DISPATCH_DIRECT hands the assembled dispatch state to a DispatchExecutor.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rawgpu/base/addr.h"
+#include "rawgpu/base/error.h"
+#include "rawgpu/drivers/amd/device.h"
+#include "rawgpu/memory/memory_manager.h"
+
+namespace rawgpu::sim {
+
+// Everything DISPATCH_DIRECT starts, assembled from the programmed SH registers.
+struct DispatchState {
+  GpuVa program;  // COMPUTE_PGM_LO/HI << 8
+  uint32_t rsrc1 = 0, rsrc2 = 0, rsrc3 = 0;
+  uint32_t tmpring_size = 0;
+  GpuVa scratch_base;               // COMPUTE_DISPATCH_SCRATCH_BASE_LO/HI << 8
+  std::vector<uint32_t> user_data;  // COMPUTE_USER_DATA_0.. (USER_SGPR count from RSRC2)
+  uint32_t resource_limits = 0;
+  std::array<uint32_t, 3> start{};      // COMPUTE_START_X/Y/Z
+  std::array<uint32_t, 3> workgroup{};  // COMPUTE_NUM_THREAD_X/Y/Z
+  std::array<uint32_t, 3> grid{};       // DISPATCH_DIRECT group counts
+  uint32_t initiator = 0;
+  bool wave32 = false;     // DISPATCH_INITIATOR.CS_W32_EN
+  uint32_t lds_bytes = 0;  // RSRC2 LDS_SIZE granules * 512 B (amd.md §10.2)
+};
+
+class DispatchExecutor {
+ public:
+  virtual ~DispatchExecutor() = default;
+  // An error stops the queue (the message becomes the queue error).
+  virtual Status execute(const DispatchState& state) = 0;
+};
+
+// Per-queue state, for tests and diagnostics.
+struct QueueStatus {
+  bool stopped = false;
+  std::string error;     // decoded reason when stopped
+  uint64_t rptr = 0;     // dwords consumed
+  bool waiting = false;  // blocked on WAIT_REG_MEM
+  uint64_t packets = 0;  // packets executed
+};
+
+struct AmdGpuConfig {
+  uint64_t vram_size = 1ull << 30;
+  uint32_t gc_version = 110000;  // gfx1100
+};
+
+class AmdGpu final : public drivers::amd::AmdDevice {
+ public:
+  static Result<std::unique_ptr<AmdGpu>> create(const AmdGpuConfig& config = {});
+  ~AmdGpu() override;
+
+  std::string name() const override { return "sim:gfx1100"; }
+  uint32_t gc_version() const override { return config_.gc_version; }
+  Result<drivers::amd::DeviceBuffer> alloc(uint64_t size,
+                                           drivers::amd::BufferPlacement placement) override;
+  Status free(const drivers::amd::DeviceBuffer& buffer) override;
+  Result<drivers::amd::ComputeQueueDesc> create_compute_queue(uint64_t ring_bytes) override;
+  void ring_doorbell(uint32_t index, uint64_t value) override;
+  void poll() override;
+  drivers::amd::FaultState fault_state() const override;
+
+  void set_executor(DispatchExecutor* executor) { executor_ = executor; }
+  QueueStatus queue_status(uint32_t queue_id) const;
+  memory::MemoryManager& memory_manager() { return *mm_; }
+
+  // GPU-side memory access through the simulated MMU. kHardware on a VM fault (which is also
+  // recorded in the fault registers).
+  Result<uint32_t> read32(GpuVa va, bool exec = false);
+  Result<uint64_t> read64(GpuVa va);
+  Status write32(GpuVa va, uint32_t value);
+  Status write64(GpuVa va, uint64_t value);
+  // Simulated GPU clock (100 MHz counter); advances by one tick per read.
+  uint64_t timestamp() { return ++clock_; }
+
+ private:
+  struct Queue;
+  struct HostPage;
+  AmdGpu() = default;
+  Result<uint8_t*> translate(GpuVa va, bool write, bool exec);
+  void record_fault(GpuVa va, uint32_t status);
+  void run_queue(Queue& q);
+  // Returns false when the queue must stop or wait.
+  bool step(Queue& q);
+
+  AmdGpuConfig config_;
+  std::unique_ptr<memory::SparseVram> vram_;
+  std::unique_ptr<memory::AddressAllocator<GpuVa>> va_;
+  std::unique_ptr<memory::MemoryManager> mm_;
+  std::unique_ptr<memory::AddressAllocator<BusAddr>> bus_;
+  std::map<uint64_t, HostPage*> host_pages_;               // bus address -> host page
+  std::map<uint64_t, std::unique_ptr<HostPage>> buffers_;  // handle -> backing
+  std::vector<std::unique_ptr<Queue>> queues_;
+  uint64_t next_handle_ = 1;
+  DispatchExecutor* executor_ = nullptr;
+  uint64_t clock_ = 0;
+  std::vector<uint32_t> body_;  // scratch for the packet being executed
+  // Fault registers (GCVM_L2_PROTECTION_FAULT_STATUS / ADDR, amd.md §10.4).
+  uint32_t fault_status_ = 0;
+  uint64_t fault_addr_page_ = 0;
+  std::string fault_text_;
+};
+
+}  // namespace rawgpu::sim
