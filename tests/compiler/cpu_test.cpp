@@ -307,6 +307,94 @@ TEST(CpuKernel, ReduceFeedsElementwiseAndTranscendental) {
   }
 }
 
+TEST(CpuKernel, SoftmaxDenominatorNestsTwoReductions) {
+  // out[i] = sum_c exp2(a[i, c] - max_d a[i, d]): the max's loop must complete before the sum's.
+  const uint64_t seed = test_seed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  const int64_t R = 4, C = 9;
+  K k;
+  Ref out = k.buffer(0, DType::kFloat64, R), a = k.buffer(1, DType::kFloat64, R * C);
+  Ref i = k.loop(R, 0), c = k.red(C, 1), d = k.red(C, 2);
+  Ref mx = k.reduce(Op::kMax, k.load(a, i * C + d), {d});
+  Ref e = k.ctx.make(Op::kExp2, DType::kFloat64,
+                     {k.ctx.make(Op::kSub, DType::kFloat64, {k.load(a, i * C + c), mx})});
+  Ref sink = k.sink({k.store(out, i, k.reduce(Op::kAdd, e, {c}))});
+  auto av = random_values<double>(rng, R * C, -5, 5);
+  CpuBuffer ob(DType::kFloat64, R), ab = make_buffer(DType::kFloat64, av);
+  Status s = run(sink, {&ob, &ab});
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  auto got = read<double>(ob);
+  for (int64_t x = 0; x < R; ++x) {
+    double m = -INFINITY, sum = 0;
+    for (int64_t y = 0; y < C; ++y) m = std::max(m, av[size_t(x * C + y)]);
+    for (int64_t y = 0; y < C; ++y) sum += std::exp2(av[size_t(x * C + y)] - m);
+    EXPECT_NEAR(got[size_t(x)], sum, 1e-12 * sum) << "row " << x;
+  }
+}
+
+TEST(CpuKernel, ComparisonsBoolsUnsignedAndCasts) {
+  // lt[i] = a[i] < b[i] (bool buffer); sel[i] = where(lt, a, b) as float64;
+  // w[i] = u8(a[i]) + 200 (wraps modulo 256); q[i] = a[i] / 3 and r[i] = a[i] % 3 (C semantics).
+  const int64_t N = 21;
+  K k;
+  Ref lt = k.buffer(0, DType::kBool, N), sel = k.buffer(1, DType::kFloat64, N),
+      w = k.buffer(2, DType::kUInt8, N), q = k.buffer(3, DType::kInt32, N),
+      r = k.buffer(4, DType::kInt32, N), a = k.buffer(5, DType::kInt32, N),
+      b = k.buffer(6, DType::kInt32, N);
+  Ref i = k.loop(N, 0);
+  Ref av = k.load(a, i), bv = k.load(b, i);
+  Ref less = cmplt(av, bv);
+  Ref three = k.ctx.cint(3, DType::kInt32);
+  Ref sink = k.sink({
+      k.store(lt, i, less),
+      k.store(sel, i, cast(where(less, av, bv), DType::kFloat64)),
+      k.store(w, i, k.alu(Op::kAdd, cast(av, DType::kUInt8), k.ctx.cint(200, DType::kUInt8))),
+      k.store(q, i, k.alu(Op::kIDiv, av, three)),
+      k.store(r, i, k.alu(Op::kMod, av, three)),
+  });
+  std::vector<int32_t> ah(N), bh(N);
+  for (int64_t x = 0; x < N; ++x) {
+    ah[size_t(x)] = int32_t(x * 7 - 70);
+    bh[size_t(x)] = int32_t(50 - x * 5);
+  }
+  CpuBuffer ltb(DType::kBool, N), selb(DType::kFloat64, N), wb(DType::kUInt8, N),
+      qb(DType::kInt32, N), rb(DType::kInt32, N), ab = make_buffer(DType::kInt32, ah),
+                                                  bb = make_buffer(DType::kInt32, bh);
+  Status s = run(sink, {&ltb, &selb, &wb, &qb, &rb, &ab, &bb});
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  auto ltv = read<uint8_t>(ltb);
+  auto selv = read<double>(selb);
+  auto wv = read<uint8_t>(wb);
+  auto qv = read<int32_t>(qb), rv = read<int32_t>(rb);
+  for (int64_t x = 0; x < N; ++x) {
+    const int32_t p = ah[size_t(x)], o = bh[size_t(x)];
+    EXPECT_EQ(ltv[size_t(x)], p < o ? 1 : 0) << x;
+    EXPECT_EQ(selv[size_t(x)], double(p < o ? p : o)) << x;
+    EXPECT_EQ(wv[size_t(x)], uint8_t((uint32_t(p) + 200u) & 0xff)) << x;
+    EXPECT_EQ(qv[size_t(x)], p / 3) << x;
+    EXPECT_EQ(rv[size_t(x)], p % 3) << x;
+  }
+}
+
+TEST(CpuKernel, EndClosesTheOutputLoops) {
+  // STORE wrapped in END(store, j, i): same result as the bare store (a transpose here).
+  const int64_t R = 3, C = 5;
+  K k;
+  Ref out = k.buffer(0, DType::kInt32, R * C), a = k.buffer(1, DType::kInt32, R * C);
+  Ref i = k.loop(R, 0), j = k.loop(C, 1);
+  Ref st = k.store(out, j * R + i, k.load(a, i * C + j));
+  Ref end = k.ctx.make(Op::kEnd, DType::kVoid, {st, j, i});
+  std::vector<int32_t> ah(R * C);
+  for (int64_t x = 0; x < R * C; ++x) ah[size_t(x)] = int32_t(x * 3 + 1);
+  CpuBuffer ob(DType::kInt32, R * C), ab = make_buffer(DType::kInt32, ah);
+  Status s = run(k.sink({end}), {&ob, &ab});
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  auto got = read<int32_t>(ob);
+  for (int64_t x = 0; x < R; ++x)
+    for (int64_t y = 0; y < C; ++y) EXPECT_EQ(got[size_t(y * R + x)], ah[size_t(x * C + y)]);
+}
+
 TEST(CpuKernel, VariableLoopBoundAndThreadSplit) {
   // out[i] = a[i] * 3 for i < n (n a launch variable), big enough to be split over threads.
   const int64_t N = 100003;
