@@ -55,6 +55,15 @@ Status CpuBuffer::copy_out(std::span<std::byte> bytes) const {
 }
 
 namespace {
+// Calls JIT code. UBSan's -fsanitize=function reads a signature word just before the callee,
+// which JIT code does not have (and the page before it may be unmapped): exempt this call.
+#if defined(__clang__)
+__attribute__((no_sanitize("function")))
+#endif
+void call_kernel(KernelEntry e, void** bufs, const int64_t* vars, int64_t t, int64_t n) {
+  e(bufs, vars, t, n);
+}
+
 // A fixed pool: run(n, fn) calls fn(0..n-1) on the pool threads and the caller, then returns.
 class ThreadPool {
  public:
@@ -117,6 +126,7 @@ struct CpuRuntime::Impl {
   std::unordered_map<uint64_t, std::vector<std::unique_ptr<CpuKernel>>> cache;  // by hash.lo
   size_t cached = 0;
   uint64_t hits = 0;
+  uint64_t min_parallel_work = 0;
 };
 
 CpuRuntime::CpuRuntime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -134,6 +144,7 @@ Result<std::unique_ptr<CpuRuntime>> CpuRuntime::create(const CpuRuntimeOptions& 
   int n = options.threads;
   if (n == 0) n = std::max(1, int(std::thread::hardware_concurrency()));
   impl->pool = std::make_unique<ThreadPool>(n);
+  impl->min_parallel_work = options.min_parallel_work;
   return std::unique_ptr<CpuRuntime>(new CpuRuntime(std::move(impl)));
 }
 
@@ -210,18 +221,20 @@ Status CpuRuntime::launch(const CpuKernel& kernel, std::span<CpuBuffer* const> b
   }
   const auto entry = reinterpret_cast<KernelEntry>(kernel.entry);
   const auto t0 = std::chrono::steady_clock::now();
-  if (p.parallel_loop < 0 || impl_->pool->size() == 1) {
-    entry(ptrs.data(), vars.data(), 0, 1);
+  const bool parallel = p.parallel_loop >= 0 && impl_->pool->size() > 1 &&
+                        p.flops + p.bytes >= impl_->min_parallel_work;
+  if (!parallel) {
+    call_kernel(entry, ptrs.data(), vars.data(), 0, 1);
   } else {
     const int64_t n = impl_->pool->size();
-    impl_->pool->run([&](int t) { entry(ptrs.data(), vars.data(), t, n); });
+    impl_->pool->run([&](int t) { call_kernel(entry, ptrs.data(), vars.data(), t, n); });
   }
   if (log::enabled("compiler", 2)) {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     log::writef("compiler", 2, "launch %s: %.1f us, %.3f GFLOPS, %.3f GB/s (%s)",
                 kernel.name.c_str(), s * 1e6, s > 0 ? double(p.flops) / s * 1e-9 : 0.0,
                 s > 0 ? double(p.bytes) / s * 1e-9 : 0.0,
-                p.parallel_loop < 0 ? "1 thread" : strformat("%d threads", threads()).c_str());
+                !parallel ? "1 thread" : strformat("%d threads", threads()).c_str());
   }
   return ok_status();
 }

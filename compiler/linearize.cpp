@@ -314,11 +314,11 @@ struct Linearizer {
   }
 };
 
-uint64_t const_size(Ref r) {
-  const Ref n = r->src(0);
-  if (n->op() == Op::kConst && n->arg().kind() == ArgKind::kInt && n->arg().as_int() > 0)
-    return uint64_t(n->arg().as_int());
-  return n->op() == Op::kConst ? 0 : 1;  // symbolic sizes count as 1
+// Iterations of a loop: its size's upper bound (exact for constants), capped to keep products
+// of nested loops from overflowing.
+uint64_t loop_trips(Ref r) {
+  const int64_t v = r->src(0)->vmax();
+  return v <= 0 ? 0 : uint64_t(std::min<int64_t>(v, int64_t{1} << 20));
 }
 
 }  // namespace
@@ -418,11 +418,11 @@ Result<Program> linearize(Ref sink) {
     const auto a = p.insts[size_t(cand)].node->arg().as_ints();
     if ((a.size() < 2 || a[1] == kAxisLoop)) p.parallel_loop = cand;
   }
-  // Cost estimates (loops of constant size).
+  // Cost estimates (symbolic loop sizes at their upper bound).
   std::vector<uint64_t> mult{1};
   for (const Inst& in : p.insts) {
     if (in.kind == InstKind::kLoopBegin) {
-      mult.push_back(mult.back() * const_size(in.node));
+      mult.push_back(mult.back() * loop_trips(in.node));
       continue;
     }
     if (in.kind == InstKind::kLoopEnd) {

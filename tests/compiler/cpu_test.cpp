@@ -409,6 +409,13 @@ TEST(CpuKernel, VariableLoopBoundAndThreadSplit) {
   ASSERT_TRUE(kr.ok()) << kr.error().to_string();
   EXPECT_GE((*kr)->program.parallel_loop, 0) << (*kr)->program.to_string();
   ASSERT_EQ((*kr)->program.vars.size(), 1u);
+  // The launch log (RAWGPU_DEBUG=2) says how many threads ran it.
+  std::vector<std::string> launches;
+  auto old_sink = log::set_sink([&](std::string_view tag, int, std::string_view m) {
+    if (tag == "compiler") launches.emplace_back(m);
+  });
+  const log::Config old_config = log::config();
+  log::set_config(*log::parse_config("2"));
   for (int64_t count : {int64_t{1}, int64_t{2}, int64_t{777}, N}) {
     CpuBuffer ob = make_buffer(DType::kInt32, std::vector<int32_t>(N, -1));
     CpuBuffer ab = make_buffer(DType::kInt32, av);
@@ -420,6 +427,10 @@ TEST(CpuKernel, VariableLoopBoundAndThreadSplit) {
     for (int64_t x = 0; x < N; ++x)
       ASSERT_EQ(got[size_t(x)], x < count ? av[size_t(x)] * 3 : -1) << "n=" << count << " at " << x;
   }
+  log::set_config(old_config);
+  log::set_sink(old_sink);
+  ASSERT_EQ(launches.size(), 4u);
+  for (const auto& l : launches) EXPECT_NE(l.find("(3 threads)"), std::string::npos) << l;
   CpuBuffer ob(DType::kInt32, N), ab(DType::kInt32, N);
   CpuBuffer* bufs[] = {&ob, &ab};
   const int64_t bad[] = {N + 1};

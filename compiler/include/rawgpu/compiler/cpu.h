@@ -62,6 +62,9 @@ struct CpuKernel {
 struct CpuRuntimeOptions {
   int threads = 0;    // 0: std::thread::hardware_concurrency()
   int opt_level = 3;  // LLVM pipeline O0..O3
+  // Kernels with a parallel loop are split over the pool only when their estimated work
+  // (Program::flops + Program::bytes) reaches this; waking the pool costs tens of microseconds.
+  uint64_t min_parallel_work = uint64_t{1} << 16;
 };
 
 class CpuRuntime {
