@@ -375,6 +375,19 @@ Result<Program> linearize(Ref sink) {
       return make_error(Errc::kUnsupported,
                         "linearize: %s: multi-operand INDEX must be flattened to one index",
                         node_desc(n).c_str());
+    if (o == Op::kIndex && !(n->src(1)->op() == Op::kWhere && n->src(1)->src(2)->is_invalid())) {
+      // An unmasked access must stay inside the buffer's declared element count.
+      const auto a = n->src(0)->arg().as_ints();
+      const Ref i = n->src(1);
+      if (a.size() > 1 && (i->vmin() < 0 || i->vmax() >= a[1]))
+        return make_error(Errc::kOutOfRange,
+                          "linearize: %s: rule 'index-in-bounds' violated: index range [%lld, "
+                          "%lld] is outside buffer slot %lld of %lld elements (mask the access "
+                          "with where(gate, idx, Invalid))",
+                          node_desc(n).c_str(), static_cast<long long>(i->vmin()),
+                          static_cast<long long>(i->vmax()), static_cast<long long>(a[0]),
+                          static_cast<long long>(a[1]));
+    }
     if (o == Op::kStore && n->nsrc() != 2)
       return make_error(Errc::kUnsupported,
                         "linearize: %s: STORE takes (INDEX, value); gate "

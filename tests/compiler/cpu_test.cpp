@@ -491,6 +491,22 @@ TEST(CpuKernel, MalformedAstIsATypedErrorAndNothingRuns) {
   EXPECT_NE(e3.error().to_string().find("THREEFRY"), std::string::npos) << e3.error().to_string();
 }
 
+TEST(CpuKernel, OutOfBoundsIndexIsRejectedAtCompileTime) {
+  K k;
+  Ref out = k.buffer(0, DType::kFloat32, 8), a = k.buffer(1, DType::kFloat32, 8);
+  Ref i = k.loop(8, 0);
+  // a[i + 1] reads a[8] in the last iteration.
+  auto r = linearize(k.sink({k.store(out, i, k.load(a, i + 1))}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().is(Errc::kOutOfRange));
+  EXPECT_NE(r.error().message().find("index range [1, 8] is outside buffer slot 1 of 8"),
+            std::string::npos)
+      << r.error().message();
+  // The same access masked to the valid part compiles.
+  Ref idx = where(cmplt(i, 7), i + 1, k.ctx.invalid());
+  EXPECT_TRUE(linearize(k.sink({k.store(out, i, k.load(a, idx))})).ok());
+}
+
 TEST(CpuKernel, LaunchChecksArgumentsBeforeRunning) {
   K k;
   Ref out = k.buffer(0, DType::kFloat32, 16), a = k.buffer(1, DType::kFloat32, 16);
