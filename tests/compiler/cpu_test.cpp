@@ -491,6 +491,39 @@ TEST(CpuKernel, MalformedAstIsATypedErrorAndNothingRuns) {
   EXPECT_NE(e3.error().to_string().find("THREEFRY"), std::string::npos) << e3.error().to_string();
 }
 
+TEST(CpuKernel, UnoptimizedAndSingleThreadedRuntimesAgree) {
+  // The same masked reduction at O0 (the generated IR as built) and O2, on 1 and 2 threads:
+  // out[i] = sum_r (i + r < 10 ? a[i + r] : 0) over a 4-wide window.
+  for (int opt : {0, 2}) {
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(testing::Message() << "O" << opt << ", " << threads << " threads");
+      auto rt = CpuRuntime::create({.threads = threads, .opt_level = opt});
+      ASSERT_TRUE(rt.ok()) << rt.error().to_string();
+      EXPECT_EQ((*rt)->threads(), threads);
+      K k;
+      Ref out = k.buffer(0, DType::kInt32, 10), a = k.buffer(1, DType::kInt32, 10);
+      Ref i = k.loop(10, 0), r = k.red(4, 1);
+      Ref idx = where(cmplt(i + r, 10), i + r, k.ctx.invalid());
+      Ref sink = k.sink({k.store(out, i, k.reduce(Op::kAdd, k.load(a, idx), {r}))});
+      auto kr = (*rt)->compile(sink);
+      ASSERT_TRUE(kr.ok()) << kr.error().to_string();
+      std::vector<int32_t> ah(10);
+      for (int x = 0; x < 10; ++x) ah[size_t(x)] = x * x - 3;
+      CpuBuffer ob(DType::kInt32, 10), ab = make_buffer(DType::kInt32, ah);
+      CpuBuffer* bufs[] = {&ob, &ab};
+      ASSERT_TRUE((*rt)->launch(**kr, bufs, {}).ok());
+      auto got = read<int32_t>(ob);
+      for (int x = 0; x < 10; ++x) {
+        int32_t want = 0;
+        for (int y = 0; y < 4; ++y)
+          if (x + y < 10) want += ah[size_t(x + y)];
+        EXPECT_EQ(got[size_t(x)], want) << x;
+      }
+    }
+  }
+  EXPECT_FALSE(CpuRuntime::create({.threads = 1, .opt_level = 4}).ok());
+}
+
 TEST(CpuKernel, OutOfBoundsIndexIsRejectedAtCompileTime) {
   K k;
   Ref out = k.buffer(0, DType::kFloat32, 8), a = k.buffer(1, DType::kFloat32, 8);
