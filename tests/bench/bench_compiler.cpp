@@ -5,7 +5,9 @@
 #include <random>
 #include <vector>
 
+#include "rawgpu/compiler/cpu.h"
 #include "rawgpu/compiler/ir.h"
+#include "rawgpu/compiler/linearize.h"
 #include "rawgpu/compiler/rewrite.h"
 #include "rawgpu/compiler/symbolic.h"
 
@@ -113,5 +115,63 @@ BENCHMARK(BM_SymbolicIndex)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace rawgpu::compiler
+
+// C[i, j] = sum_k A[i, k] * B[k, j] as a kernel AST (float32, n x n).
+rawgpu::compiler::Ref matmul_ast(rawgpu::compiler::Context& ctx, int64_t n) {
+  using namespace rawgpu::compiler;
+  auto buf = [&](int64_t slot) {
+    const int64_t a[] = {slot, n * n};
+    return ctx.make(Op::kBuffer, DType::kFloat32, {}, Arg::ints(a));
+  };
+  Ref c = buf(0), a = buf(1), b = buf(2);
+  Ref i = ctx.range(n, 0, kAxisLoop), j = ctx.range(n, 1, kAxisLoop),
+      k = ctx.range(n, 2, kAxisReduce);
+  auto load = [&](Ref bf, Ref idx) {
+    return ctx.make(Op::kLoad, DType::kFloat32, {ctx.make(Op::kIndex, DType::kFloat32, {bf, idx})});
+  };
+  Ref prod = ctx.make(Op::kMul, DType::kFloat32, {load(a, i * n + k), load(b, k * n + j)});
+  Ref red = ctx.make(Op::kReduce, DType::kFloat32, {prod, k}, Arg::op(Op::kAdd));
+  Ref st = ctx.make(Op::kStore, DType::kVoid,
+                    {ctx.make(Op::kIndex, DType::kFloat32, {c, i * n + j}), red});
+  return ctx.make(Op::kSink, DType::kVoid, {st});
+}
+
+// Lowering + linearization of a matmul kernel (no LLVM).
+void BM_LinearizeMatmul(benchmark::State& state) {
+  for (auto _ : state) {
+    rawgpu::compiler::Context ctx;
+    auto p = rawgpu::compiler::linearize(matmul_ast(ctx, 64));
+    benchmark::DoNotOptimize(p.ok());
+  }
+}
+BENCHMARK(BM_LinearizeMatmul)->Unit(benchmark::kMicrosecond);
+
+// Full compile (lower, linearize, IRBuilder, O3, ORC link) of a fresh kernel per iteration.
+void BM_CpuCompileMatmul(benchmark::State& state) {
+  auto rt = std::move(rawgpu::compiler::CpuRuntime::create({.threads = 1})).take_value();
+  int64_t n = 16;
+  for (auto _ : state) {
+    rawgpu::compiler::Context ctx;
+    auto k = rt->compile(matmul_ast(ctx, n++));  // a new size: never a cache hit
+    benchmark::DoNotOptimize(k.ok());
+  }
+}
+BENCHMARK(BM_CpuCompileMatmul)->Unit(benchmark::kMillisecond);
+
+// Running the compiled n x n matmul on all pool threads; reports FLOP/s.
+void BM_CpuRunMatmul(benchmark::State& state) {
+  using namespace rawgpu::compiler;
+  const int64_t n = state.range(0);
+  auto rt = std::move(CpuRuntime::create({})).take_value();
+  Context ctx;
+  const CpuKernel* k = std::move(rt->compile(matmul_ast(ctx, n))).take_value();
+  CpuBuffer c(DType::kFloat32, size_t(n * n)), a(DType::kFloat32, size_t(n * n)),
+      b(DType::kFloat32, size_t(n * n));
+  CpuBuffer* bufs[] = {&c, &a, &b};
+  for (auto _ : state) benchmark::DoNotOptimize(rt->launch(*k, bufs, {}).ok());
+  state.counters["FLOPS"] = benchmark::Counter(double(2 * n * n * n) * double(state.iterations()),
+                                               benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_CpuRunMatmul)->Arg(256)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -1,0 +1,120 @@
+// ORC LLJIT and the optimisation pipeline. One of the two LLVM translation units of compiler/.
+#include "cpu_jit.h"
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <mutex>
+
+#include "llvm_target.h"
+#include "rawgpu/base/log.h"
+
+namespace rawgpu::compiler {
+
+namespace {
+std::string llvm_message(llvm::Error e) { return llvm::toString(std::move(e)); }
+
+llvm::OptimizationLevel opt_level_of(int level) {
+  switch (level) {
+    case 0: return llvm::OptimizationLevel::O0;
+    case 1: return llvm::OptimizationLevel::O1;
+    case 2: return llvm::OptimizationLevel::O2;
+    default: return llvm::OptimizationLevel::O3;
+  }
+}
+}  // namespace
+
+struct CpuJit::Impl {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::unique_ptr<llvm::TargetMachine> tm;
+  std::unique_ptr<llvmgen::TargetHooks> hooks;
+  int opt_level = 3;
+};
+
+CpuJit::CpuJit(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CpuJit::~CpuJit() = default;
+
+Result<std::unique_ptr<CpuJit>> CpuJit::create(int opt_level) {
+  static std::once_flag init;
+  std::call_once(init, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return make_error(Errc::kUnsupported, "cpu jit: cannot describe the host: %s",
+                      llvm_message(jtmb.takeError()).c_str());
+  jtmb->setCodeGenOptLevel(opt_level >= 2 ? llvm::CodeGenOptLevel::Aggressive
+                                          : llvm::CodeGenOptLevel::Default);
+  auto tm = jtmb->createTargetMachine();
+  if (!tm)
+    return make_error(Errc::kUnsupported, "cpu jit: no target machine for the host: %s",
+                      llvm_message(tm.takeError()).c_str());
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*jtmb).create();
+  if (!jit)
+    return make_error(Errc::kInternal, "cpu jit: LLJIT creation failed: %s",
+                      llvm_message(jit.takeError()).c_str());
+  // Math intrinsics lower to libm calls (sinf, exp2f, ...): resolve them in this process.
+  auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!gen)
+    return make_error(Errc::kInternal, "cpu jit: process symbol search failed: %s",
+                      llvm_message(gen.takeError()).c_str());
+  (*jit)->getMainJITDylib().addGenerator(std::move(*gen));
+  auto impl = std::make_unique<Impl>();
+  impl->hooks = llvmgen::make_host_target((*jit)->getTargetTriple().str(),
+                                          (*jit)->getDataLayout().getStringRepresentation());
+  impl->jit = std::move(*jit);
+  impl->tm = std::move(*tm);
+  impl->opt_level = opt_level;
+  return std::unique_ptr<CpuJit>(new CpuJit(std::move(impl)));
+}
+
+std::string CpuJit::triple() const { return impl_->jit->getTargetTriple().str(); }
+
+Result<KernelEntry> CpuJit::compile(const Program& p, const std::string& name) {
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> mod = RG_TRY(llvmgen::generate(p, *impl_->hooks, *ctx, name));
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PipelineTuningOptions pto;
+    pto.LoopVectorization = impl_->opt_level >= 2;
+    pto.SLPVectorization = impl_->opt_level >= 2;
+    llvm::PassBuilder pb(impl_->tm.get(), pto);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm =
+        impl_->opt_level == 0 ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+                              : pb.buildPerModuleDefaultPipeline(opt_level_of(impl_->opt_level));
+    mpm.run(*mod, mam);
+  }
+  if (log::enabled("llvm", 4)) {
+    std::string ir;
+    llvm::raw_string_ostream os(ir);
+    mod->print(os, nullptr);
+    log::writef("llvm", 4, "kernel %s (%s):\n%s", name.c_str(), triple().c_str(), os.str().c_str());
+  }
+  if (auto err =
+          impl_->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
+    return make_error(Errc::kInternal, "cpu jit: adding kernel %s failed: %s", name.c_str(),
+                      llvm_message(std::move(err)).c_str());
+  auto sym = impl_->jit->lookup(name);
+  if (!sym)
+    return make_error(Errc::kInternal, "cpu jit: kernel %s did not link: %s", name.c_str(),
+                      llvm_message(sym.takeError()).c_str());
+  return sym->toPtr<KernelEntry>();
+}
+
+}  // namespace rawgpu::compiler

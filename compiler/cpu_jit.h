@@ -1,0 +1,35 @@
+// Private to compiler/: the host-CPU JIT (ORC LLJIT). No LLVM types in this header.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "rawgpu/base/error.h"
+#include "rawgpu/compiler/linearize.h"
+
+namespace rawgpu::compiler {
+
+// The uniform kernel entry (see llvm_target.h).
+using KernelEntry = void (*)(void** buffers, const int64_t* vars, int64_t thread, int64_t nthreads);
+
+class CpuJit {
+ public:
+  // opt_level 0..3 (the LLVM new-pass-manager default pipelines O0..O3).
+  static Result<std::unique_ptr<CpuJit>> create(int opt_level);
+  ~CpuJit();
+  CpuJit(const CpuJit&) = delete;
+  CpuJit& operator=(const CpuJit&) = delete;
+
+  // Generates, optimises and links `p` as the function `name` (unique per JIT). RAWGPU_DEBUG
+  // llvm=4 logs the optimised IR. Not thread-safe: one compiling thread per JIT.
+  Result<KernelEntry> compile(const Program& p, const std::string& name);
+  std::string triple() const;
+
+ private:
+  struct Impl;
+  explicit CpuJit(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rawgpu::compiler

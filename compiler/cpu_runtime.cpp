@@ -1,0 +1,242 @@
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "cpu_jit.h"
+#include "rawgpu/base/format.h"
+#include "rawgpu/base/log.h"
+#include "rawgpu/compiler/cpu.h"
+
+namespace rawgpu::compiler {
+
+CpuBuffer::CpuBuffer(DType dtype, size_t count) : dtype_(dtype), count_(count) {
+  const size_t bytes = (std::max<size_t>(nbytes(), 1) + 63) & ~size_t{63};  // aligned_alloc rule
+  data_ = std::aligned_alloc(64, bytes);
+  RG_CHECK(data_ != nullptr, "host allocation of %zu bytes failed", bytes);
+  std::memset(data_, 0, bytes);
+}
+CpuBuffer::~CpuBuffer() { std::free(data_); }
+CpuBuffer::CpuBuffer(CpuBuffer&& o) noexcept : dtype_(o.dtype_), count_(o.count_), data_(o.data_) {
+  o.data_ = nullptr;
+  o.count_ = 0;
+}
+CpuBuffer& CpuBuffer::operator=(CpuBuffer&& o) noexcept {
+  if (this != &o) {
+    std::free(data_);
+    dtype_ = o.dtype_;
+    count_ = o.count_;
+    data_ = o.data_;
+    o.data_ = nullptr;
+    o.count_ = 0;
+  }
+  return *this;
+}
+Status CpuBuffer::copy_in(std::span<const std::byte> bytes) {
+  if (bytes.size() != nbytes())
+    return make_error(Errc::kInvalidArgument,
+                      "copy_in: %zu bytes given, buffer holds %zu (%zu x %s)", bytes.size(),
+                      nbytes(), count_, std::string(dtype_name(dtype_)).c_str());
+  if (!bytes.empty()) std::memcpy(data_, bytes.data(), bytes.size());
+  return ok_status();
+}
+Status CpuBuffer::copy_out(std::span<std::byte> bytes) const {
+  if (bytes.size() != nbytes())
+    return make_error(Errc::kInvalidArgument,
+                      "copy_out: %zu bytes of room, buffer holds %zu (%zu x %s)", bytes.size(),
+                      nbytes(), count_, std::string(dtype_name(dtype_)).c_str());
+  if (!bytes.empty()) std::memcpy(bytes.data(), data_, bytes.size());
+  return ok_status();
+}
+
+namespace {
+// Calls JIT code. UBSan's -fsanitize=function reads a signature word just before the callee,
+// which JIT code does not have (and the page before it may be unmapped): exempt this call.
+#if defined(__clang__)
+__attribute__((no_sanitize("function")))
+#endif
+void call_kernel(KernelEntry e, void** bufs, const int64_t* vars, int64_t t, int64_t n) {
+  e(bufs, vars, t, n);
+}
+
+// A fixed pool: run(n, fn) calls fn(0..n-1) on the pool threads and the caller, then returns.
+class ThreadPool {
+ public:
+  explicit ThreadPool(int n) {
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i] { work(i); });
+  }
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> g(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+  int size() const { return int(workers_.size()) + 1; }
+  void run(const std::function<void(int)>& fn) {
+    {
+      std::lock_guard<std::mutex> g(m_);
+      fn_ = &fn;
+      pending_ = int(workers_.size());
+      ++generation_;
+    }
+    cv_.notify_all();
+    fn(0);
+    std::unique_lock<std::mutex> l(m_);
+    done_cv_.wait(l, [&] { return pending_ == 0; });
+    fn_ = nullptr;
+  }
+
+ private:
+  void work(int id) {
+    uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(int)>* fn;
+      {
+        std::unique_lock<std::mutex> l(m_);
+        cv_.wait(l, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+        fn = fn_;
+      }
+      (*fn)(id);
+      std::lock_guard<std::mutex> g(m_);
+      if (--pending_ == 0) done_cv_.notify_one();
+    }
+  }
+  std::vector<std::thread> workers_;
+  std::mutex m_;
+  std::condition_variable cv_, done_cv_;
+  const std::function<void(int)>* fn_ = nullptr;
+  int pending_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+}  // namespace
+
+struct CpuRuntime::Impl {
+  std::unique_ptr<CpuJit> jit;
+  std::unique_ptr<ThreadPool> pool;
+  std::unordered_map<uint64_t, std::vector<std::unique_ptr<CpuKernel>>> cache;  // by hash.lo
+  size_t cached = 0;
+  uint64_t hits = 0;
+  uint64_t min_parallel_work = 0;
+};
+
+CpuRuntime::CpuRuntime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CpuRuntime::~CpuRuntime() = default;
+
+Result<std::unique_ptr<CpuRuntime>> CpuRuntime::create(const CpuRuntimeOptions& options) {
+  if (options.opt_level < 0 || options.opt_level > 3)
+    return make_error(Errc::kInvalidArgument, "cpu runtime: opt_level %d is not 0..3",
+                      options.opt_level);
+  if (options.threads < 0 || options.threads > 1024)
+    return make_error(Errc::kInvalidArgument, "cpu runtime: %d threads is not 0..1024",
+                      options.threads);
+  auto impl = std::make_unique<Impl>();
+  impl->jit = RG_TRY(CpuJit::create(options.opt_level));
+  int n = options.threads;
+  if (n == 0) n = std::max(1, int(std::thread::hardware_concurrency()));
+  impl->pool = std::make_unique<ThreadPool>(n);
+  impl->min_parallel_work = options.min_parallel_work;
+  return std::unique_ptr<CpuRuntime>(new CpuRuntime(std::move(impl)));
+}
+
+int CpuRuntime::threads() const { return impl_->pool->size(); }
+size_t CpuRuntime::cache_size() const { return impl_->cached; }
+uint64_t CpuRuntime::cache_hits() const { return impl_->hits; }
+
+Result<const CpuKernel*> CpuRuntime::compile(Ref sink) {
+  if (!sink) return make_error(Errc::kInvalidArgument, "cpu compile: null kernel");
+  const Hash128 h = sink->hash();
+  auto& bucket = impl_->cache[h.lo];
+  for (const auto& k : bucket)
+    if (k->hash == h) {
+      ++impl_->hits;
+      return k.get();
+    }
+  RG_LOG("compiler", 5, "kernel AST %s:\n%s", h.hex().c_str(), to_string(sink).c_str());
+  auto k = std::make_unique<CpuKernel>();
+  k->hash = h;
+  k->name = "k_" + h.hex().substr(0, 16);
+  k->program = RG_TRY(linearize(sink));
+  RG_LOG("compiler", 5, "linear program %s:\n%s", k->name.c_str(), k->program.to_string().c_str());
+  for (Ref b : k->program.buffers) {
+    k->buffer_dtypes.push_back(b ? b->dtype() : DType::kVoid);
+    const auto a = b ? b->arg().as_ints() : std::span<const int64_t>();
+    k->buffer_counts.push_back(a.size() > 1 ? a[1] : -1);
+  }
+  // Unique per JIT even for a (practically impossible) 64-bit prefix collision.
+  if (!bucket.empty()) k->name += strformat("_%zu", bucket.size());
+  KernelEntry e = RG_TRY(impl_->jit->compile(k->program, k->name));
+  k->entry = reinterpret_cast<void*>(e);
+  bucket.push_back(std::move(k));
+  ++impl_->cached;
+  return bucket.back().get();
+}
+
+Status CpuRuntime::launch(const CpuKernel& kernel, std::span<CpuBuffer* const> buffers,
+                          std::span<const int64_t> vars) {
+  const Program& p = kernel.program;
+  if (buffers.size() != p.buffers.size())
+    return make_error(Errc::kInvalidArgument, "launch %s: %zu buffers given, the kernel has %zu",
+                      kernel.name.c_str(), buffers.size(), p.buffers.size());
+  if (vars.size() != p.vars.size())
+    return make_error(Errc::kInvalidArgument, "launch %s: %zu variables given, the kernel has %zu",
+                      kernel.name.c_str(), vars.size(), p.vars.size());
+  std::vector<void*> ptrs(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (!p.buffers[i]) continue;  // an unused slot
+    if (!buffers[i])
+      return make_error(Errc::kInvalidArgument, "launch %s: buffer slot %zu is null",
+                        kernel.name.c_str(), i);
+    if (buffers[i]->dtype() != kernel.buffer_dtypes[i])
+      return make_error(Errc::kInvalidArgument,
+                        "launch %s: buffer slot %zu is %s, the kernel "
+                        "expects %s",
+                        kernel.name.c_str(), i,
+                        std::string(dtype_name(buffers[i]->dtype())).c_str(),
+                        std::string(dtype_name(kernel.buffer_dtypes[i])).c_str());
+    if (kernel.buffer_counts[i] >= 0 && buffers[i]->count() < size_t(kernel.buffer_counts[i]))
+      return make_error(Errc::kInvalidArgument,
+                        "launch %s: buffer slot %zu holds %zu elements, the kernel needs %lld",
+                        kernel.name.c_str(), i, buffers[i]->count(),
+                        static_cast<long long>(kernel.buffer_counts[i]));
+    ptrs[i] = buffers[i]->data();
+  }
+  for (size_t i = 0; i < vars.size(); ++i) {
+    const auto& v = p.vars[i]->arg().as_var();
+    if (vars[i] < v.vmin || vars[i] > v.vmax)
+      return make_error(Errc::kOutOfRange,
+                        "launch %s: variable '%.*s' = %lld is outside [%lld, %lld]",
+                        kernel.name.c_str(), static_cast<int>(v.name.size()), v.name.data(),
+                        static_cast<long long>(vars[i]), static_cast<long long>(v.vmin),
+                        static_cast<long long>(v.vmax));
+  }
+  const auto entry = reinterpret_cast<KernelEntry>(kernel.entry);
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool parallel = p.parallel_loop >= 0 && impl_->pool->size() > 1 &&
+                        p.flops + p.bytes >= impl_->min_parallel_work;
+  if (!parallel) {
+    call_kernel(entry, ptrs.data(), vars.data(), 0, 1);
+  } else {
+    const int64_t n = impl_->pool->size();
+    impl_->pool->run([&](int t) { call_kernel(entry, ptrs.data(), vars.data(), t, n); });
+  }
+  if (log::enabled("compiler", 2)) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    log::writef("compiler", 2, "launch %s: %.1f us, %.3f GFLOPS, %.3f GB/s (%s)",
+                kernel.name.c_str(), s * 1e6, s > 0 ? double(p.flops) / s * 1e-9 : 0.0,
+                s > 0 ? double(p.bytes) / s * 1e-9 : 0.0,
+                !parallel ? "1 thread" : strformat("%d threads", threads()).c_str());
+  }
+  return ok_status();
+}
+
+}  // namespace rawgpu::compiler

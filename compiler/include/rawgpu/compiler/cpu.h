@@ -1,0 +1,94 @@
+// The host-CPU runtime: buffers, kernels compiled through LLVM's ORC JIT, launches split over a
+// thread pool, and an in-memory compile cache keyed by the kernel AST's structural hash.
+//
+//   auto rt = RG_TRY(CpuRuntime::create());
+//   CpuBuffer a(DType::kFloat32, 1024);            // zero-filled, 64-byte aligned
+//   RG_TRY(a.copy_in(std::as_bytes(std::span(host))));
+//   const CpuKernel* k = RG_TRY(rt->compile(sink)); // cached by sink->hash()
+//   CpuBuffer* bufs[] = {&out, &a};                // by BUFFER slot
+//   RG_TRY(rt->launch(*k, bufs, {}));
+//
+// launch() checks every argument (count, dtype, size against the BUFFER's declared element
+// count, variable bounds) before anything runs; a failed launch changes no buffer.
+// Thread-safety: compile() and launch() may be called from one thread at a time per runtime;
+// kernels run on the runtime's pool threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "rawgpu/base/error.h"
+#include "rawgpu/compiler/dtype.h"
+#include "rawgpu/compiler/ir.h"
+#include "rawgpu/compiler/linearize.h"
+
+namespace rawgpu::compiler {
+
+class CpuBuffer {
+ public:
+  CpuBuffer(DType dtype, size_t count);  // zero-filled
+  ~CpuBuffer();
+  CpuBuffer(CpuBuffer&&) noexcept;
+  CpuBuffer& operator=(CpuBuffer&&) noexcept;
+
+  DType dtype() const { return dtype_; }
+  size_t count() const { return count_; }
+  size_t nbytes() const { return count_ * size_t(itemsize(dtype_)); }
+  void* data() { return data_; }
+  const void* data() const { return data_; }
+  // Exactly nbytes() bytes, else kInvalidArgument (and nothing copied).
+  Status copy_in(std::span<const std::byte> bytes);
+  Status copy_out(std::span<std::byte> bytes) const;
+
+ private:
+  DType dtype_;
+  size_t count_;
+  void* data_ = nullptr;
+};
+
+struct CpuKernel {
+  std::string name;  // "k_<first 16 hex digits of the AST hash>"
+  Hash128 hash;
+  Program program;  // buffers, vars, cost estimates (the IR lives in the caller's Context)
+  void* entry = nullptr;
+  // Per buffer slot: dtype and declared element count (BUFFER arg (slot, count); -1 unknown).
+  std::vector<DType> buffer_dtypes;
+  std::vector<int64_t> buffer_counts;
+};
+
+struct CpuRuntimeOptions {
+  int threads = 0;    // 0: std::thread::hardware_concurrency()
+  int opt_level = 3;  // LLVM pipeline O0..O3
+  // Kernels with a parallel loop are split over the pool only when their estimated work
+  // (Program::flops + Program::bytes) reaches this; waking the pool costs tens of microseconds.
+  uint64_t min_parallel_work = uint64_t{1} << 16;
+};
+
+class CpuRuntime {
+ public:
+  static Result<std::unique_ptr<CpuRuntime>> create(const CpuRuntimeOptions& options = {});
+  ~CpuRuntime();
+  CpuRuntime(const CpuRuntime&) = delete;
+  CpuRuntime& operator=(const CpuRuntime&) = delete;
+
+  // Lowers, linearizes and JIT-compiles the kernel AST `sink`, or returns the cached kernel with
+  // the same structural hash. The returned kernel lives as long as the runtime.
+  Result<const CpuKernel*> compile(Ref sink);
+  // Runs the kernel; buffers by slot, vars in kernel.program.vars order (names sorted).
+  Status launch(const CpuKernel& kernel, std::span<CpuBuffer* const> buffers,
+                std::span<const int64_t> vars);
+
+  int threads() const;
+  size_t cache_size() const;
+  uint64_t cache_hits() const;
+
+ private:
+  struct Impl;
+  explicit CpuRuntime(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rawgpu::compiler

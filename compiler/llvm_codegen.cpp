@@ -1,0 +1,465 @@
+// Linear program -> LLVM IR through llvm::IRBuilder, with target hooks. One of the two LLVM
+// translation units of compiler/ (the other is cpu_jit.cpp): keep LLVM includes here.
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <unordered_map>
+
+#include "llvm_target.h"
+#include "rawgpu/base/format.h"
+
+namespace rawgpu::compiler::llvmgen {
+namespace {
+
+class HostTarget final : public TargetHooks {
+ public:
+  HostTarget(std::string triple, std::string dl) : triple_(std::move(triple)), dl_(std::move(dl)) {}
+  std::string_view name() const override { return "cpu"; }
+  std::string triple() const override { return triple_; }
+  std::string data_layout() const override { return dl_; }
+  unsigned global_address_space() const override { return 0; }
+  unsigned private_address_space() const override { return 0; }
+  llvm::Value* thread_id(llvm::IRBuilder<>&, int) const override { return nullptr; }
+  llvm::Value* block_id(llvm::IRBuilder<>&, int) const override { return nullptr; }
+  Status barrier(llvm::IRBuilder<>&) const override {
+    return make_error(Errc::kUnsupported, "the CPU target has no workgroup barrier");
+  }
+  llvm::CallingConv::ID kernel_calling_conv() const override { return llvm::CallingConv::C; }
+  llvm::Value* math(llvm::IRBuilder<>& b, Op op, llvm::Value* x) const override {
+    llvm::Intrinsic::ID id = llvm::Intrinsic::not_intrinsic;
+    switch (op) {
+      case Op::kExp2: id = llvm::Intrinsic::exp2; break;
+      case Op::kLog2: id = llvm::Intrinsic::log2; break;
+      case Op::kSin: id = llvm::Intrinsic::sin; break;
+      case Op::kSqrt: id = llvm::Intrinsic::sqrt; break;
+      default: return nullptr;
+    }
+    return b.CreateUnaryIntrinsic(id, x);
+  }
+
+ private:
+  std::string triple_, dl_;
+};
+
+std::string desc(Ref n) {
+  return strformat("%%%u = %s %s", n->id(), std::string(op_name(n->op())).c_str(),
+                   std::string(dtype_name(n->dtype())).c_str());
+}
+
+struct Gen {
+  const Program& p;
+  const TargetHooks& target;
+  llvm::LLVMContext& ctx;
+  llvm::Module& mod;
+  llvm::IRBuilder<> b;
+  llvm::Function* fn = nullptr;
+  llvm::BasicBlock* entry = nullptr;
+  std::unordered_map<const Node*, llvm::Value*> val;
+  std::unordered_map<const Node*, llvm::AllocaInst*> acc;
+  std::vector<llvm::Value*> buf_args, var_args;
+  llvm::Value* tid = nullptr;
+  llvm::Value* nthreads = nullptr;
+  struct Loop {
+    llvm::BasicBlock* header;
+    llvm::BasicBlock* exit;
+    llvm::PHINode* phi;
+    llvm::Value* end;
+  };
+  std::vector<Loop> loops;
+
+  Gen(const Program& prog, const TargetHooks& t, llvm::LLVMContext& c, llvm::Module& m)
+      : p(prog), target(t), ctx(c), mod(m), b(c) {}
+
+  // Register type (bool is i1) and memory type (bool is i8).
+  Result<llvm::Type*> reg_type(DType t) {
+    switch (t) {
+      case DType::kBool: return b.getInt1Ty();
+      case DType::kInt8:
+      case DType::kUInt8: return b.getInt8Ty();
+      case DType::kInt16:
+      case DType::kUInt16: return b.getInt16Ty();
+      case DType::kInt32:
+      case DType::kUInt32: return b.getInt32Ty();
+      case DType::kInt64:
+      case DType::kUInt64:
+      case DType::kIndex: return b.getInt64Ty();
+      case DType::kFloat16: return b.getHalfTy();
+      case DType::kBFloat16: return b.getBFloatTy();
+      case DType::kFloat32: return b.getFloatTy();
+      case DType::kFloat64: return b.getDoubleTy();
+      default:
+        return make_error(Errc::kUnsupported, "llvm: dtype %s has no machine type",
+                          std::string(dtype_name(t)).c_str());
+    }
+  }
+  Result<llvm::Type*> mem_type(DType t) {
+    if (t == DType::kBool) return b.getInt8Ty();
+    return reg_type(t);
+  }
+
+  Result<llvm::Value*> get(Ref n) {
+    auto it = val.find(n.get());
+    if (it == val.end())
+      return make_error(Errc::kInternal, "llvm: %s used before it was generated", desc(n).c_str());
+    return it->second;
+  }
+
+  llvm::Value* to_i64(llvm::Value* v, bool is_signed) {
+    if (v->getType() == b.getInt64Ty()) return v;
+    return is_signed ? b.CreateSExt(v, b.getInt64Ty()) : b.CreateZExt(v, b.getInt64Ty());
+  }
+
+  Result<llvm::Value*> identity(Ref reduce) {
+    const DType t = reduce->dtype();
+    llvm::Type* ty = RG_TRY(reg_type(t));
+    switch (reduce->arg().as_op()) {
+      case Op::kAdd: return llvm::Constant::getNullValue(ty);
+      case Op::kMul:
+        return is_float(t) ? llvm::ConstantFP::get(ty, 1.0) : llvm::ConstantInt::get(ty, 1);
+      case Op::kMax:
+        if (is_float(t)) return llvm::ConstantFP::getInfinity(ty, /*Negative=*/true);
+        if (t == DType::kBool) return b.getFalse();
+        return llvm::ConstantInt::get(ty, static_cast<uint64_t>(dtype_min(t)), true);
+      default:
+        return make_error(Errc::kUnsupported, "llvm: %s: reduce op %s", desc(reduce).c_str(),
+                          std::string(op_name(reduce->arg().as_op())).c_str());
+    }
+  }
+
+  Result<llvm::Value*> binary(Op op, DType t, llvm::Value* x, llvm::Value* y, Ref n) {
+    const bool f = is_float(t), s = is_signed_int(t);
+    switch (op) {
+      case Op::kAdd: return f ? b.CreateFAdd(x, y) : b.CreateAdd(x, y);
+      case Op::kSub: return f ? b.CreateFSub(x, y) : b.CreateSub(x, y);
+      case Op::kMul:
+        if (t == DType::kBool) return b.CreateAnd(x, y);
+        return f ? b.CreateFMul(x, y) : b.CreateMul(x, y);
+      case Op::kFDiv: return b.CreateFDiv(x, y);
+      case Op::kIDiv: return s ? b.CreateSDiv(x, y) : b.CreateUDiv(x, y);
+      case Op::kMod: return s ? b.CreateSRem(x, y) : b.CreateURem(x, y);
+      case Op::kMax:
+        if (f) return b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, y);
+        if (t == DType::kBool) return b.CreateOr(x, y);
+        return b.CreateSelect(s ? b.CreateICmpSGT(x, y) : b.CreateICmpUGT(x, y), x, y);
+      case Op::kXor: return b.CreateXor(x, y);
+      case Op::kOr: return b.CreateOr(x, y);
+      case Op::kAnd: return b.CreateAnd(x, y);
+      case Op::kPow: return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y);
+      default:
+        return make_error(Errc::kUnsupported, "llvm: %s: op not supported by the code generator",
+                          desc(n).c_str());
+    }
+  }
+
+  Result<llvm::Value*> cast(llvm::Value* x, DType from, DType to) {
+    llvm::Type* ty = RG_TRY(reg_type(to));
+    if (from == to) return x;
+    if (to == DType::kBool) {
+      return is_float(from) ? b.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0))
+                            : b.CreateICmpNE(x, llvm::Constant::getNullValue(x->getType()));
+    }
+    if (is_float(from) && is_float(to)) {
+      if (from == DType::kBFloat16 || to == DType::kBFloat16) {
+        // bf16 <-> half has no single instruction: go through float.
+        llvm::Value* mid = from == DType::kFloat32 ? x : b.CreateFPExt(x, b.getFloatTy());
+        if (to == DType::kFloat32) return mid;
+        return bitwidth(to) < 32 ? b.CreateFPTrunc(mid, ty) : b.CreateFPExt(mid, ty);
+      }
+      return bitwidth(to) > bitwidth(from) ? b.CreateFPExt(x, ty) : b.CreateFPTrunc(x, ty);
+    }
+    if (is_float(from)) return is_signed_int(to) ? b.CreateFPToSI(x, ty) : b.CreateFPToUI(x, ty);
+    if (is_float(to)) return is_signed_int(from) ? b.CreateSIToFP(x, ty) : b.CreateUIToFP(x, ty);
+    return b.CreateIntCast(x, ty, is_signed_int(from));
+  }
+
+  Result<llvm::Value*> value(Ref n) {
+    const DType t = n->dtype();
+    auto src = [&](size_t i) { return get(n->src(i)); };
+    switch (n->op()) {
+      case Op::kConst: {
+        llvm::Type* ty = RG_TRY(reg_type(t));
+        if (n->arg().kind() == ArgKind::kFloat)
+          return llvm::ConstantFP::get(ty, n->arg().as_float());
+        if (n->arg().kind() == ArgKind::kInvalid) return llvm::Constant::getNullValue(ty);
+        if (is_float(t)) return llvm::ConstantFP::get(ty, double(n->arg().as_int()));
+        return llvm::ConstantInt::get(ty, static_cast<uint64_t>(n->arg().as_int()), true);
+      }
+      case Op::kDefineVar: {
+        size_t i = 0;
+        while (p.vars[i] != n) ++i;
+        llvm::Type* ty = RG_TRY(reg_type(t));
+        return b.CreateIntCast(var_args[i], ty, true);
+      }
+      case Op::kBuffer: return buf_args[size_t(n->arg().as_ints()[0])];
+      case Op::kNoop:
+        if (n->nsrc()) return src(0);
+        return static_cast<llvm::Value*>(nullptr);
+      case Op::kIndex: {
+        llvm::Type* ety = RG_TRY(mem_type(t));
+        llvm::Value* base = RG_TRY(src(0));
+        llvm::Value* idx = RG_TRY(src(1));
+        return b.CreateGEP(ety, base, to_i64(idx, is_signed_int(n->src(1)->dtype())));
+      }
+      case Op::kLoad: {
+        const Ref index = n->src(0);
+        llvm::Type* mty = RG_TRY(mem_type(t));
+        llvm::Type* rty = RG_TRY(reg_type(t));
+        llvm::Value* ptr = RG_TRY(get(index));
+        auto do_load = [&]() -> llvm::Value* {
+          llvm::Value* v = b.CreateLoad(mty, ptr);
+          return t == DType::kBool ? b.CreateICmpNE(v, b.getInt8(0)) : v;
+        };
+        const Ref i = index->src(1);
+        if (!(i->op() == Op::kWhere && i->src(2)->is_invalid())) return do_load();
+        // Gated load: read only when the gate holds, else the alternative value (or 0).
+        llvm::Value* gate = RG_TRY(get(i->src(0)));
+        llvm::Value* alt = n->nsrc() > 1 ? RG_TRY(src(1)) : llvm::Constant::getNullValue(rty);
+        llvm::BasicBlock* from = b.GetInsertBlock();
+        auto* then = llvm::BasicBlock::Create(ctx, "gated.load", fn);
+        auto* join = llvm::BasicBlock::Create(ctx, "gated.join", fn);
+        b.CreateCondBr(gate, then, join);
+        b.SetInsertPoint(then);
+        llvm::Value* v = do_load();
+        llvm::BasicBlock* then_end = b.GetInsertBlock();
+        b.CreateBr(join);
+        b.SetInsertPoint(join);
+        llvm::PHINode* phi = b.CreatePHI(rty, 2);
+        phi->addIncoming(v, then_end);
+        phi->addIncoming(alt, from);
+        return phi;
+      }
+      case Op::kWhere:
+        if (n->src(2)->is_invalid()) return src(1);  // a masked index: INDEX/LOAD/STORE gate it
+        return b.CreateSelect(RG_TRY(src(0)), RG_TRY(src(1)), RG_TRY(src(2)));
+      case Op::kMulAcc: {
+        llvm::Value *x = RG_TRY(src(0)), *y = RG_TRY(src(1)), *z = RG_TRY(src(2));
+        if (is_float(t))
+          return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {x->getType()}, {x, y, z});
+        return b.CreateAdd(b.CreateMul(x, y), z);
+      }
+      case Op::kCast: return cast(RG_TRY(src(0)), n->src(0)->dtype(), t);
+      case Op::kBitcast: {
+        if (t == DType::kBool || n->src(0)->dtype() == DType::kBool)
+          return make_error(Errc::kUnsupported, "llvm: %s: bitcast of bool", desc(n).c_str());
+        return b.CreateBitCast(RG_TRY(src(0)), RG_TRY(reg_type(t)));
+      }
+      case Op::kNeg: {
+        llvm::Value* x = RG_TRY(src(0));
+        if (t == DType::kBool) return b.CreateNot(x);
+        return is_float(t) ? b.CreateFNeg(x) : b.CreateNeg(x);
+      }
+      case Op::kRecip: {
+        llvm::Value* x = RG_TRY(src(0));
+        return b.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), x);
+      }
+      case Op::kTrunc: {
+        llvm::Value* x = RG_TRY(src(0));
+        return is_float(t) ? b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, x) : x;
+      }
+      case Op::kExp2:
+      case Op::kLog2:
+      case Op::kSin:
+      case Op::kSqrt: {
+        llvm::Value* r = target.math(b, n->op(), RG_TRY(src(0)));
+        if (!r)
+          return make_error(Errc::kUnsupported, "llvm: %s: no math lowering on target %s",
+                            desc(n).c_str(), std::string(target.name()).c_str());
+        return r;
+      }
+      case Op::kCmpLt:
+      case Op::kCmpNe:
+      case Op::kCmpEq: {
+        llvm::Value *x = RG_TRY(src(0)), *y = RG_TRY(src(1));
+        const DType st = n->src(0)->dtype();
+        if (is_float(st)) {
+          if (n->op() == Op::kCmpLt) return b.CreateFCmpOLT(x, y);
+          return n->op() == Op::kCmpNe ? b.CreateFCmpUNE(x, y) : b.CreateFCmpOEQ(x, y);
+        }
+        if (n->op() == Op::kCmpLt)
+          return is_signed_int(st) ? b.CreateICmpSLT(x, y) : b.CreateICmpULT(x, y);
+        return n->op() == Op::kCmpNe ? b.CreateICmpNE(x, y) : b.CreateICmpEQ(x, y);
+      }
+      case Op::kShl:
+      case Op::kShr: {
+        llvm::Value* x = RG_TRY(src(0));
+        llvm::Value* y = b.CreateIntCast(RG_TRY(src(1)), x->getType(), false);
+        if (n->op() == Op::kShl) return b.CreateShl(x, y);
+        return is_signed_int(t) ? b.CreateAShr(x, y) : b.CreateLShr(x, y);
+      }
+      default:
+        if (ops::kBinary.has(n->op())) return binary(n->op(), t, RG_TRY(src(0)), RG_TRY(src(1)), n);
+        return make_error(Errc::kUnsupported, "llvm: %s: op not supported by the code generator",
+                          desc(n).c_str());
+    }
+  }
+
+  Status store(Ref n) {
+    const Ref index = n->src(0);
+    llvm::Value* ptr = RG_TRY(get(index));
+    llvm::Value* v = RG_TRY(get(n->src(1)));
+    if (n->src(1)->dtype() == DType::kBool) v = b.CreateZExt(v, b.getInt8Ty());
+    const Ref i = index->src(1);
+    if (!(i->op() == Op::kWhere && i->src(2)->is_invalid())) {
+      b.CreateStore(v, ptr);
+      return ok_status();
+    }
+    llvm::Value* gate = RG_TRY(get(i->src(0)));
+    auto* then = llvm::BasicBlock::Create(ctx, "gated.store", fn);
+    auto* join = llvm::BasicBlock::Create(ctx, "gated.join", fn);
+    b.CreateCondBr(gate, then, join);
+    b.SetInsertPoint(then);
+    b.CreateStore(v, ptr);
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    return ok_status();
+  }
+
+  Status loop_begin(Ref r, bool parallel) {
+    llvm::Value* size = RG_TRY(get(r->src(0)));
+    llvm::Type* ty = size->getType();
+    llvm::Value* start = llvm::ConstantInt::get(ty, 0);
+    llvm::Value* end = size;
+    if (parallel) {
+      // This thread's share [size*t/n, size*(t+1)/n) of the outermost output loop.
+      llvm::Value* n64 = to_i64(size, true);
+      llvm::Value* s = b.CreateSDiv(b.CreateMul(n64, tid), nthreads);
+      llvm::Value* e = b.CreateSDiv(b.CreateMul(n64, b.CreateAdd(tid, b.getInt64(1))), nthreads);
+      start = b.CreateIntCast(s, ty, true);
+      end = b.CreateIntCast(e, ty, true);
+    }
+    llvm::BasicBlock* pre = b.GetInsertBlock();
+    auto* header = llvm::BasicBlock::Create(ctx, strformat("loop%u", r->id()), fn);
+    auto* body = llvm::BasicBlock::Create(ctx, strformat("body%u", r->id()), fn);
+    auto* exit = llvm::BasicBlock::Create(ctx, strformat("exit%u", r->id()), fn);
+    b.CreateBr(header);
+    b.SetInsertPoint(header);
+    llvm::PHINode* phi = b.CreatePHI(ty, 2, strformat("r%u", r->id()));
+    phi->addIncoming(start, pre);
+    b.CreateCondBr(b.CreateICmpSLT(phi, end), body, exit);
+    b.SetInsertPoint(body);
+    val[r.get()] = phi;
+    loops.push_back({header, exit, phi, end});
+    return ok_status();
+  }
+
+  void loop_end() {
+    Loop l = loops.back();
+    loops.pop_back();
+    llvm::Value* next = b.CreateAdd(l.phi, llvm::ConstantInt::get(l.phi->getType(), 1), "",
+                                    /*HasNUW=*/true, /*HasNSW=*/true);
+    l.phi->addIncoming(next, b.GetInsertBlock());
+    b.CreateBr(l.header);
+    b.SetInsertPoint(l.exit);
+  }
+
+  Status run(const std::string& entry_name) {
+    mod.setTargetTriple(target.triple());
+    mod.setDataLayout(target.data_layout());
+    const unsigned gas = target.global_address_space();
+    llvm::Type* ptr = b.getPtrTy(gas);
+    // The kernel body: typed, noalias buffer pointers; variables; thread split.
+    std::vector<llvm::Type*> params;
+    for (size_t i = 0; i < p.buffers.size(); ++i) params.push_back(ptr);
+    for (size_t i = 0; i < p.vars.size(); ++i) params.push_back(b.getInt64Ty());
+    params.push_back(b.getInt64Ty());
+    params.push_back(b.getInt64Ty());
+    auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
+    fn = llvm::Function::Create(fty, llvm::Function::InternalLinkage, entry_name + ".body", mod);
+    fn->addFnAttr(llvm::Attribute::AlwaysInline);
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    for (size_t i = 0; i < p.buffers.size(); ++i) {
+      fn->addParamAttr(unsigned(i), llvm::Attribute::NoAlias);
+      buf_args.push_back(fn->getArg(unsigned(i)));
+    }
+    for (size_t i = 0; i < p.vars.size(); ++i)
+      var_args.push_back(fn->getArg(unsigned(p.buffers.size() + i)));
+    tid = fn->getArg(unsigned(p.buffers.size() + p.vars.size()));
+    nthreads = fn->getArg(unsigned(p.buffers.size() + p.vars.size() + 1));
+    entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+    b.SetInsertPoint(entry);
+    for (size_t k = 0; k < p.insts.size(); ++k) {
+      const Inst& in = p.insts[k];
+      const Ref n = in.node;
+      switch (in.kind) {
+        case InstKind::kValue: {
+          llvm::Value* v = RG_TRY(value(n));
+          if (v) val[n.get()] = v;
+          break;
+        }
+        case InstKind::kStore: RG_TRY(store(n)); break;
+        case InstKind::kLoopBegin: RG_TRY(loop_begin(n, int(k) == p.parallel_loop)); break;
+        case InstKind::kLoopEnd: loop_end(); break;
+        case InstKind::kAccInit: {
+          llvm::Type* ty = RG_TRY(reg_type(n->dtype()));
+          llvm::IRBuilder<> eb(entry, entry->begin());
+          llvm::AllocaInst* a = eb.CreateAlloca(ty, target.private_address_space(), nullptr,
+                                                strformat("acc%u", n->id()));
+          acc[n.get()] = a;
+          b.CreateStore(RG_TRY(identity(n)), a);
+          break;
+        }
+        case InstKind::kAccUpdate: {
+          llvm::AllocaInst* a = acc.at(n.get());
+          llvm::Value* cur = b.CreateLoad(a->getAllocatedType(), a);
+          llvm::Value* x = RG_TRY(get(n->src(0)));
+          b.CreateStore(RG_TRY(binary(n->arg().as_op(), n->dtype(), cur, x, n)), a);
+          break;
+        }
+        case InstKind::kAccRead: {
+          llvm::AllocaInst* a = acc.at(n.get());
+          val[n.get()] = b.CreateLoad(a->getAllocatedType(), a);
+          break;
+        }
+      }
+    }
+    b.CreateRetVoid();
+
+    // The uniform entry wrapper.
+    llvm::Type* host_ptr = b.getPtrTy();
+    auto* wty = llvm::FunctionType::get(
+        b.getVoidTy(), {host_ptr, host_ptr, b.getInt64Ty(), b.getInt64Ty()}, false);
+    auto* w = llvm::Function::Create(wty, llvm::Function::ExternalLinkage, entry_name, mod);
+    w->setCallingConv(target.kernel_calling_conv());
+    w->addFnAttr(llvm::Attribute::NoUnwind);
+    b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", w));
+    std::vector<llvm::Value*> args;
+    for (size_t i = 0; i < p.buffers.size(); ++i) {
+      llvm::Value* slot = b.CreateConstGEP1_64(host_ptr, w->getArg(0), i);
+      llvm::Value* bp = b.CreateLoad(host_ptr, slot, strformat("buf%zu", i));
+      args.push_back(gas == 0 ? bp : b.CreateAddrSpaceCast(bp, ptr));
+    }
+    for (size_t i = 0; i < p.vars.size(); ++i)
+      args.push_back(b.CreateLoad(b.getInt64Ty(),
+                                  b.CreateConstGEP1_64(b.getInt64Ty(), w->getArg(1), i),
+                                  std::string(p.vars[i]->arg().as_var().name)));
+    args.push_back(w->getArg(2));
+    args.push_back(w->getArg(3));
+    b.CreateCall(fn, args);
+    b.CreateRetVoid();
+
+    std::string err;
+    llvm::raw_string_ostream os(err);
+    if (llvm::verifyModule(mod, &os))
+      return make_error(Errc::kInternal, "llvm: generated module fails verification: %s",
+                        os.str().c_str());
+    return ok_status();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<TargetHooks> make_host_target(std::string triple, std::string data_layout) {
+  return std::make_unique<HostTarget>(std::move(triple), std::move(data_layout));
+}
+
+Result<std::unique_ptr<llvm::Module>> generate(const Program& p, const TargetHooks& target,
+                                               llvm::LLVMContext& ctx,
+                                               const std::string& entry_name) {
+  auto mod = std::make_unique<llvm::Module>(entry_name, ctx);
+  Gen g(p, target, ctx, *mod);
+  RG_TRY(g.run(entry_name));
+  return mod;
+}
+
+}  // namespace rawgpu::compiler::llvmgen
