@@ -5,6 +5,7 @@
 
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/BinaryFormat/MsgPackDocument.h>
+#include <llvm/BinaryFormat/MsgPackReader.h>
 #include <llvm/Object/ELF.h>
 #include <llvm/Support/AMDHSAKernelDescriptor.h>
 #include <llvm/Support/Error.h>
@@ -175,7 +176,50 @@ struct NoteMetadata {
   std::vector<KernelMetadata> kernels;
 };
 
+// LLVM's msgpack Document assumes well-formed AMDGPU metadata: map keys of other types than
+// strings (floats, binaries, containers) reach llvm_unreachable in its key comparison. Walk
+// the blob with the streaming Reader first: one complete object, string map keys, bounded
+// nesting.
+Status validate_msgpack(llvm::StringRef blob) {
+  llvm::msgpack::Reader reader(blob);
+  struct Frame {
+    uint64_t left;
+    bool map, key_next;
+  };
+  std::vector<Frame> stack;
+  bool done = false;
+  size_t objects = 0;
+  for (;;) {
+    llvm::msgpack::Object o;
+    llvm::Expected<bool> got = reader.read(o);
+    if (!got) return from_llvm(got.takeError(), "NT_AMDGPU_METADATA msgpack");
+    if (!*got) break;
+    if (done) return parse_error("metadata: trailing bytes after the msgpack document");
+    if (++objects > (1u << 20)) return parse_error("metadata: more than 2^20 msgpack objects");
+    if (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.map && f.key_next) {
+        if (o.Kind != Type::String) return parse_error("metadata: a map key is not a string");
+        f.key_next = false;
+      } else {
+        --f.left;
+        f.key_next = true;
+      }
+    }
+    if (o.Kind == Type::Map || o.Kind == Type::Array) {
+      if (stack.size() >= 64) return parse_error("metadata: msgpack nesting deeper than 64");
+      if (o.Length > blob.size()) return parse_error("metadata: container longer than the note");
+      stack.push_back({uint64_t(o.Length), o.Kind == Type::Map, true});
+    }
+    while (!stack.empty() && stack.back().left == 0 && stack.back().key_next) stack.pop_back();
+    if (stack.empty()) done = true;
+  }
+  if (!done) return parse_error("metadata: msgpack document is truncated");
+  return ok_status();
+}
+
 Result<NoteMetadata> parse_metadata_blob(llvm::StringRef blob) {
+  RG_TRY(validate_msgpack(blob));
   llvm::msgpack::Document doc;
   if (!doc.readFromBlob(blob, /*Multi=*/false))
     return parse_error("NT_AMDGPU_METADATA note is not valid msgpack");
