@@ -436,8 +436,11 @@ Result<ProgramSpec> compile_gpu(Ref sink, std::string_view name, const GpuTarget
   }
   s.times.linearize_ms = ms_since(t0);
   s.vars = s.program.vars;
-  s.flops = s.program.flops;
-  s.bytes = s.program.bytes;
+  // The linear program's estimates are per thread: scale by the launch.
+  uint64_t launched = 1;
+  for (size_t d = 0; d < 3; ++d) launched *= uint64_t(s.gpu.global[d] * s.gpu.local[d]);
+  s.flops = s.program.flops * launched;
+  s.bytes = s.program.bytes * launched;
   // Buffers: ins and outs from the loads and stores.
   std::map<int64_t, BufferUse> uses;
   uint64_t local_bytes = 0;

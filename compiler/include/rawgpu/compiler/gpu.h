@@ -105,7 +105,9 @@ struct ProgramSpec {
   Program program;        // the linear program (with barriers)
   std::vector<Ref> vars;  // scalar arguments, kernel argument order after the buffers
   std::vector<BufferUse> buffers;
-  uint64_t flops = 0, bytes = 0, memory_bytes = 0;  // estimates; memory = distinct buffer bytes
+  // Estimates for the whole launch: ALU flops, bytes loaded + stored (every thread), and the
+  // distinct buffer bytes touched.
+  uint64_t flops = 0, bytes = 0, memory_bytes = 0;
   // Artifacts.
   std::string llvm_ir, assembly;  // assembly: GCN/RDNA assembly, PTX, or host assembly
   std::vector<uint8_t> binary;    // code object / cubin (empty without ptxas) / host object
