@@ -37,8 +37,17 @@ std::vector<Ref> sorted_ranges(std::span<const Ref> rs) {
   return v;
 }
 
+// GPU kernels add SPECIAL (launch ids), AFTER (a local buffer after its stores) and BARRIER
+// (inserted into the linear program by the GPU lowering, see gpu.h).
 constexpr OpSet kValueOps =
-    ops::kAlu | OpSet{Op::kConst, Op::kDefineVar, Op::kBuffer, Op::kIndex, Op::kLoad, Op::kNoop};
+    ops::kAlu | OpSet{Op::kConst, Op::kDefineVar, Op::kBuffer, Op::kIndex,  Op::kLoad,
+                      Op::kNoop,  Op::kSpecial,   Op::kAfter,  Op::kBarrier};
+
+// The BUFFER under an INDEX source (through AFTER).
+Ref base_buffer(Ref b) {
+  while (b->op() == Op::kAfter) b = b->src(0);
+  return b;
+}
 
 // The values an instruction reads.
 void inst_sources(const Inst& in, std::vector<Ref>& out) {
@@ -219,6 +228,7 @@ struct Linearizer {
     for (size_t i = 0; i < nown; ++i) {
       const Inst& in = sc.items[i];
       if (in.kind == InstKind::kValue) value_item[in.node.get()] = i;
+      if (in.kind == InstKind::kStore) value_item[in.node.get()] = i;  // AFTER(buf, store)
       if (in.kind == InstKind::kAccRead) read_item[in.node.get()] = i;
       if (in.kind == InstKind::kAccInit) init_item[in.node.get()] = i;
     }
@@ -377,7 +387,7 @@ Result<Program> linearize(Ref sink) {
                         node_desc(n).c_str());
     if (o == Op::kIndex && !(n->src(1)->op() == Op::kWhere && n->src(1)->src(2)->is_invalid())) {
       // An unmasked access must stay inside the buffer's declared element count.
-      const auto a = n->src(0)->arg().as_ints();
+      const auto a = base_buffer(n->src(0))->arg().as_ints();
       const Ref i = n->src(1);
       if (a.size() > 1 && (i->vmin() < 0 || i->vmax() >= a[1]))
         return make_error(Errc::kOutOfRange,
@@ -393,6 +403,10 @@ Result<Program> linearize(Ref sink) {
                         "linearize: %s: STORE takes (INDEX, value); gate "
                         "it through a masked index",
                         node_desc(n).c_str());
+    if (o == Op::kBuffer && is_local_buffer(n)) {
+      p.locals.push_back(n);
+      continue;
+    }
     if (o == Op::kBuffer) {
       const auto slot = n->arg().as_ints()[0];
       if (slot < 0 || slot > 4096)
@@ -490,6 +504,7 @@ Status verify_program(const Program& p) {
         break;
       case InstKind::kStore:
         if (n->op() != Op::kStore) return rule_error(n, "store", "not a STORE");
+        defined[n.get()] = open.back();  // AFTER(local, store) orders reads after it
         break;
       case InstKind::kLoopBegin:
         if (n->op() != Op::kRange) return rule_error(n, "balanced-loops", "loop of a non-RANGE");

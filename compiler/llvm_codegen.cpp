@@ -1,6 +1,8 @@
 // Linear program -> LLVM IR through llvm::IRBuilder, with target hooks. One of the two LLVM
 // translation units of compiler/ (the other is cpu_jit.cpp): keep LLVM includes here.
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsAMDGPU.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -42,6 +44,120 @@ class HostTarget final : public TargetHooks {
   std::string triple_, dl_;
 };
 
+// AMDGPU (LLVM AMDGPUUsage): global pointers in address space 1, LDS 3, private 5; ids from
+// llvm.amdgcn.workitem.id.* / workgroup.id.*; workgroup-scope release/acquire fences around
+// s_barrier; the work-group size as amdgpu-flat-work-group-size.
+class AmdgpuTarget final : public TargetHooks {
+ public:
+  AmdgpuTarget(std::string gpu, std::string dl) : gpu_(std::move(gpu)), dl_(std::move(dl)) {}
+  std::string_view name() const override { return gpu_; }
+  std::string triple() const override { return "amdgcn-amd-amdhsa"; }
+  std::string data_layout() const override { return dl_; }
+  unsigned global_address_space() const override { return 1; }
+  unsigned private_address_space() const override { return 5; }
+  llvm::Value* thread_id(llvm::IRBuilder<>& b, int dim) const override {
+    static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::amdgcn_workitem_id_x,
+                                                  llvm::Intrinsic::amdgcn_workitem_id_y,
+                                                  llvm::Intrinsic::amdgcn_workitem_id_z};
+    return b.CreateIntrinsic(ids[dim], {}, {});
+  }
+  llvm::Value* block_id(llvm::IRBuilder<>& b, int dim) const override {
+    static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::amdgcn_workgroup_id_x,
+                                                  llvm::Intrinsic::amdgcn_workgroup_id_y,
+                                                  llvm::Intrinsic::amdgcn_workgroup_id_z};
+    return b.CreateIntrinsic(ids[dim], {}, {});
+  }
+  Status barrier(llvm::IRBuilder<>& b) const override {
+    auto& ctx = b.getContext();
+    const auto ws = ctx.getOrInsertSyncScopeID("workgroup");
+    b.CreateFence(llvm::AtomicOrdering::Release, ws);
+    b.CreateIntrinsic(llvm::Intrinsic::amdgcn_s_barrier, {}, {});
+    b.CreateFence(llvm::AtomicOrdering::Acquire, ws);
+    return ok_status();
+  }
+  llvm::CallingConv::ID kernel_calling_conv() const override {
+    return llvm::CallingConv::AMDGPU_KERNEL;
+  }
+  llvm::Value* math(llvm::IRBuilder<>& b, Op op, llvm::Value* x) const override {
+    // v_exp/v_log/v_sqrt/v_sin (llvm.sin is range-reduced by LLVM with a 1/2pi multiply).
+    switch (op) {
+      case Op::kExp2: return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp2, x);
+      case Op::kLog2: return b.CreateUnaryIntrinsic(llvm::Intrinsic::log2, x);
+      case Op::kSin: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sin, x);
+      case Op::kSqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+      default: return nullptr;
+    }
+  }
+  bool is_gpu() const override { return true; }
+  void annotate_kernel(llvm::Function& f, uint32_t max_threads) const override {
+    f.addFnAttr("amdgpu-flat-work-group-size", strformat("1,%u", std::max(1u, max_threads)));
+  }
+
+ private:
+  std::string gpu_, dl_;
+};
+
+// NVPTX: ptx_kernel calling convention, %tid/%ctaid special registers, bar.sync 0, shared
+// memory in address space 3. LLVM 19 cannot lower llvm.exp2/log2/sin.f32 for NVPTX, so those
+// use the approximate PTX instructions (ex2/lg2/sin.approx.f32; other float types through f32).
+class NvptxTarget final : public TargetHooks {
+ public:
+  NvptxTarget(std::string gpu, std::string dl) : gpu_(std::move(gpu)), dl_(std::move(dl)) {}
+  std::string_view name() const override { return gpu_; }
+  std::string triple() const override { return "nvptx64-nvidia-cuda"; }
+  std::string data_layout() const override { return dl_; }
+  unsigned global_address_space() const override { return 1; }
+  unsigned private_address_space() const override { return 0; }
+  llvm::Value* thread_id(llvm::IRBuilder<>& b, int dim) const override {
+    static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x,
+                                                  llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y,
+                                                  llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z};
+    return b.CreateIntrinsic(ids[dim], {}, {});
+  }
+  llvm::Value* block_id(llvm::IRBuilder<>& b, int dim) const override {
+    static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                                                  llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+                                                  llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
+    return b.CreateIntrinsic(ids[dim], {}, {});
+  }
+  Status barrier(llvm::IRBuilder<>& b) const override {
+    b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+    return ok_status();
+  }
+  llvm::CallingConv::ID kernel_calling_conv() const override {
+    return llvm::CallingConv::PTX_Kernel;
+  }
+  llvm::Value* math(llvm::IRBuilder<>& b, Op op, llvm::Value* x) const override {
+    if (op == Op::kSqrt) return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+    llvm::Intrinsic::ID id = llvm::Intrinsic::not_intrinsic;
+    switch (op) {
+      case Op::kExp2: id = llvm::Intrinsic::nvvm_ex2_approx_f; break;
+      case Op::kLog2: id = llvm::Intrinsic::nvvm_lg2_approx_f; break;
+      case Op::kSin: id = llvm::Intrinsic::nvvm_sin_approx_f; break;
+      default: return nullptr;
+    }
+    llvm::Type* ty = x->getType();
+    llvm::Value* f = ty->isFloatTy() ? x : b.CreateFPCast(x, b.getFloatTy());
+    llvm::Value* r = b.CreateIntrinsic(id, {}, {f});
+    return ty->isFloatTy() ? r : b.CreateFPCast(r, ty);
+  }
+  bool is_gpu() const override { return true; }
+  void annotate_kernel(llvm::Function& f, uint32_t max_threads) const override {
+    // !nvvm.annotations {ptr @k, !"maxntidx", i32 N}: .maxntid N, 1, 1 in the PTX.
+    auto& ctx = f.getContext();
+    auto* i32 = llvm::Type::getInt32Ty(ctx);
+    llvm::Metadata* md[] = {
+        llvm::ValueAsMetadata::get(&f), llvm::MDString::get(ctx, "maxntidx"),
+        llvm::ValueAsMetadata::get(llvm::ConstantInt::get(i32, std::max(1u, max_threads)))};
+    f.getParent()
+        ->getOrInsertNamedMetadata("nvvm.annotations")
+        ->addOperand(llvm::MDNode::get(ctx, md));
+  }
+
+ private:
+  std::string gpu_, dl_;
+};
+
 std::string desc(Ref n) {
   return strformat("%%%u = %s %s", n->id(), std::string(op_name(n->op())).c_str(),
                    std::string(dtype_name(n->dtype())).c_str());
@@ -58,6 +174,7 @@ struct Gen {
   std::unordered_map<const Node*, llvm::Value*> val;
   std::unordered_map<const Node*, llvm::AllocaInst*> acc;
   std::vector<llvm::Value*> buf_args, var_args;
+  std::unordered_map<const Node*, llvm::Value*> locals;
   llvm::Value* tid = nullptr;
   llvm::Value* nthreads = nullptr;
   struct Loop {
@@ -191,7 +308,24 @@ struct Gen {
         llvm::Type* ty = RG_TRY(reg_type(t));
         return b.CreateIntCast(var_args[i], ty, true);
       }
-      case Op::kBuffer: return buf_args[size_t(n->arg().as_ints()[0])];
+      case Op::kBuffer:
+        if (is_local_buffer(n)) return locals.at(n.get());
+        return buf_args[size_t(n->arg().as_ints()[0])];
+      case Op::kSpecial: {
+        // "gidx<d>" (work-group id) or "lidx<d>" (work-item id), d in 0..2.
+        const std::string_view nm = n->arg().as_str();
+        const int dim = nm.size() == 5 ? nm[4] - '0' : -1;
+        llvm::Value* id = nullptr;
+        if (dim >= 0 && dim < 3 && nm.substr(0, 4) == "gidx") id = target.block_id(b, dim);
+        if (dim >= 0 && dim < 3 && nm.substr(0, 4) == "lidx") id = target.thread_id(b, dim);
+        if (!id)
+          return make_error(Errc::kUnsupported, "llvm: %s: launch index '%s' on target %s",
+                            desc(n).c_str(), std::string(nm).c_str(),
+                            std::string(target.name()).c_str());
+        return b.CreateIntCast(id, RG_TRY(reg_type(t)), false);
+      }
+      case Op::kAfter: return src(0);
+      case Op::kBarrier: RG_TRY(target.barrier(b)); return static_cast<llvm::Value*>(nullptr);
       case Op::kNoop:
         if (n->nsrc()) return src(0);
         return static_cast<llvm::Value*>(nullptr);
@@ -353,9 +487,23 @@ struct Gen {
     b.SetInsertPoint(l.exit);
   }
 
-  Status run(const std::string& entry_name) {
+  Status run(const std::string& entry_name, uint32_t max_threads) {
     mod.setTargetTriple(target.triple());
     mod.setDataLayout(target.data_layout());
+    if (!p.locals.empty() && !target.is_gpu())
+      return make_error(Errc::kUnsupported, "llvm: local buffers need a GPU target, not %s",
+                        std::string(target.name()).c_str());
+    for (Ref l : p.locals) {
+      const auto a = l->arg().as_ints();
+      llvm::Type* ety = RG_TRY(mem_type(l->dtype()));
+      auto* aty = llvm::ArrayType::get(ety, uint64_t(std::max<int64_t>(a[1], 1)));
+      auto* gv = new llvm::GlobalVariable(
+          mod, aty, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(aty),
+          strformat("local%lld", (long long)a[0]), nullptr, llvm::GlobalValue::NotThreadLocal,
+          target.local_address_space());
+      gv->setAlignment(llvm::Align(16));
+      locals[l.get()] = gv;
+    }
     const unsigned gas = target.global_address_space();
     llvm::Type* ptr = b.getPtrTy(gas);
     // The kernel body: typed, noalias buffer pointers; variables; thread split.
@@ -415,6 +563,40 @@ struct Gen {
     }
     b.CreateRetVoid();
 
+    if (target.is_gpu()) {
+      // The GPU kernel: buffers, then variables, as kernel arguments; the body is inlined.
+      std::vector<llvm::Type*> kparams;
+      for (size_t i = 0; i < p.buffers.size(); ++i) kparams.push_back(ptr);
+      for (size_t i = 0; i < p.vars.size(); ++i) kparams.push_back(b.getInt64Ty());
+      auto* kty = llvm::FunctionType::get(b.getVoidTy(), kparams, false);
+      auto* k = llvm::Function::Create(kty, llvm::Function::ExternalLinkage, entry_name, mod);
+      k->setCallingConv(target.kernel_calling_conv());
+      k->addFnAttr(llvm::Attribute::NoUnwind);
+      target.annotate_kernel(*k, max_threads);
+      b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", k));
+      std::vector<llvm::Value*> args;
+      for (size_t i = 0; i < p.buffers.size(); ++i) {
+        k->addParamAttr(unsigned(i), llvm::Attribute::NoAlias);
+        if (p.buffers[i]) k->getArg(unsigned(i))->setName(strformat("data%zu", i));
+        args.push_back(k->getArg(unsigned(i)));
+      }
+      for (size_t i = 0; i < p.vars.size(); ++i) {
+        llvm::Argument* a = k->getArg(unsigned(p.buffers.size() + i));
+        a->setName(std::string(p.vars[i]->arg().as_var().name));
+        args.push_back(a);
+      }
+      args.push_back(b.getInt64(0));
+      args.push_back(b.getInt64(1));
+      b.CreateCall(fn, args);
+      b.CreateRetVoid();
+      std::string err;
+      llvm::raw_string_ostream os(err);
+      if (llvm::verifyModule(mod, &os))
+        return make_error(Errc::kInternal, "llvm: generated module fails verification: %s",
+                          os.str().c_str());
+      return ok_status();
+    }
+
     // The uniform entry wrapper.
     llvm::Type* host_ptr = b.getPtrTy();
     auto* wty = llvm::FunctionType::get(
@@ -452,13 +634,20 @@ struct Gen {
 std::unique_ptr<TargetHooks> make_host_target(std::string triple, std::string data_layout) {
   return std::make_unique<HostTarget>(std::move(triple), std::move(data_layout));
 }
+std::unique_ptr<TargetHooks> make_amdgpu_target(std::string gpu, std::string data_layout) {
+  return std::make_unique<AmdgpuTarget>(std::move(gpu), std::move(data_layout));
+}
+std::unique_ptr<TargetHooks> make_nvptx_target(std::string gpu, std::string data_layout) {
+  return std::make_unique<NvptxTarget>(std::move(gpu), std::move(data_layout));
+}
 
 Result<std::unique_ptr<llvm::Module>> generate(const Program& p, const TargetHooks& target,
                                                llvm::LLVMContext& ctx,
-                                               const std::string& entry_name) {
+                                               const std::string& entry_name,
+                                               uint32_t max_threads) {
   auto mod = std::make_unique<llvm::Module>(entry_name, ctx);
   Gen g(p, target, ctx, *mod);
-  RG_TRY(g.run(entry_name));
+  RG_TRY(g.run(entry_name, max_threads));
   return mod;
 }
 

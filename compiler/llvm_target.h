@@ -34,18 +34,32 @@ class TargetHooks {
   // A unary float math op (EXP2, LOG2, SIN, SQRT) on x; the CPU uses LLVM intrinsics (lowered to
   // libm calls or instructions), GPU targets may substitute polynomial approximations.
   virtual llvm::Value* math(llvm::IRBuilder<>& b, Op op, llvm::Value* x) const = 0;
+
+  // GPU targets: the kernel entry is the typed function itself (buffers as global pointers,
+  // then the variables as i64, in Program order), not the CPU's uniform wrapper.
+  virtual bool is_gpu() const { return false; }
+  // Address space of local (LDS/shared) buffers, module-level arrays.
+  virtual unsigned local_address_space() const { return 3; }
+  // Target attributes/metadata on the GPU kernel entry; `max_threads` is the work-group size.
+  virtual void annotate_kernel(llvm::Function&, uint32_t /*max_threads*/) const {}
 };
 
 // The host CPU (the process's own triple and data layout).
 std::unique_ptr<TargetHooks> make_host_target(std::string triple, std::string data_layout);
 
-// Entry ABI of every kernel (the uniform wrapper):
+// GPU targets (llvm_codegen.cpp). `gpu` is the processor ("gfx1100", "sm_80"); the data layout
+// comes from the TargetMachine.
+std::unique_ptr<TargetHooks> make_amdgpu_target(std::string gpu, std::string data_layout);
+std::unique_ptr<TargetHooks> make_nvptx_target(std::string gpu, std::string data_layout);
+
+// Entry ABI of every CPU kernel (the uniform wrapper):
 //   void <name>(void** buffers, const int64_t* vars, int64_t thread, int64_t nthreads)
 // buffers by slot, vars in Program::vars order; thread/nthreads split Program::parallel_loop.
 inline constexpr const char* kEntryAbi = "void(void**, const int64_t*, int64_t, int64_t)";
 
 Result<std::unique_ptr<llvm::Module>> generate(const Program& p, const TargetHooks& target,
                                                llvm::LLVMContext& ctx,
-                                               const std::string& entry_name);
+                                               const std::string& entry_name,
+                                               uint32_t max_threads = 1);
 
 }  // namespace rawgpu::compiler::llvmgen

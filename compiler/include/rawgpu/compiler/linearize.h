@@ -53,11 +53,22 @@ struct Program {
   std::vector<Inst> insts;   // the linear program
   std::vector<Ref> buffers;  // BUFFER nodes by slot (slot i at [i]; gaps are null)
   std::vector<Ref> vars;     // DEFINE_VAR nodes, sorted by name: the scalar argument order
+  std::vector<Ref> locals;   // GPU local (LDS/shared) BUFFER nodes, see is_local_buffer
   int parallel_loop = -1;    // index in insts of a kLoopBegin the runtime may split, or -1
   uint64_t flops = 0;        // ALU ops per full run (constant-size loops), for DEBUG=2
   uint64_t bytes = 0;        // bytes loaded + stored per full run
   std::string to_string() const;
 };
+
+// GPU local memory (LDS on AMD, shared memory on NVIDIA): a BUFFER whose arg is
+// (slot, element count, kBufferLocal). Local slots are their own numbering (not kernel
+// arguments); they live in Program::locals, not Program::buffers.
+inline constexpr int64_t kBufferLocal = 1;
+inline bool is_local_buffer(Ref b) {
+  if (b->op() != Op::kBuffer || b->arg().kind() != ArgKind::kInts) return false;
+  const auto a = b->arg().as_ints();
+  return a.size() >= 3 && a[2] == kBufferLocal;
+}
 
 // Simplification + index narrowing of a kernel AST; verifies the input and the output spec.
 Result<Ref> lower(Ref sink);

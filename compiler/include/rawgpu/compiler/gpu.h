@@ -1,0 +1,135 @@
+// GPU code generation: targets, GPU lowering of kernel ASTs, and the typed program
+// description (ProgramSpec) with the compiled binary and what the loader extracted from it.
+//
+//   kernel AST --gpu_lower--> AST with launch ids (SPECIAL gidx/lidx), local buffers, group
+//   reductions and gated stores --linearize + insert_barriers--> linear program --LLVM-->
+//   AMDGPU code object (lld in-process) | PTX (+ cubin through ptxas when installed) | host object
+//
+// Nothing here runs a kernel: this is the compile-only ("null") device. See compiler/README.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rawgpu/base/error.h"
+#include "rawgpu/compiler/ir.h"
+#include "rawgpu/compiler/linearize.h"
+
+namespace rawgpu::compiler {
+
+enum class GpuArch : uint8_t { kAmd, kNv, kHost };
+
+struct GpuTarget {
+  std::string name;  // "gfx1100", "sm_80", "host"
+  GpuArch arch = GpuArch::kHost;
+  uint32_t wave = 1;                            // 32 (RDNA, NVIDIA), 64 (CDNA), 1 (host)
+  uint32_t max_threads = 1;                     // work-group size limit
+  std::array<uint32_t, 3> max_local{1, 1, 1};   // per dim
+  std::array<uint64_t, 3> max_groups{1, 1, 1};  // work-groups per dim
+  uint32_t max_local_bytes = 0;  // LDS (AMD 64 KiB) / static shared memory (NVIDIA 48 KiB)
+};
+
+// Known targets: gfx1100 gfx1200 gfx1201 gfx942 sm_80 sm_86 sm_89 sm_90 host.
+std::span<const std::string_view> gpu_target_names();
+Result<GpuTarget> gpu_target(std::string_view name);
+
+struct GpuOptions {
+  // Work-group size per output axis (by axis order, outermost first); empty: heuristic
+  // (up to `default_threads` threads, innermost axis first, divisors of the axis sizes).
+  std::vector<int64_t> local;
+  uint32_t default_threads = 256;
+  // Lanes of a group reduction (GROUP): each REDUCE over one constant-size range whose size
+  // it divides is split across this many threads of a work-group, partials meet in local
+  // memory. 0: off. Output axes then get work-group size 1.
+  int64_t group = 0;
+  int opt_level = 3;
+  // NVIDIA: run ptxas (when installed) to produce and parse a cubin.
+  bool assemble = true;
+};
+
+// The AST after GPU lowering and its launch geometry.
+struct GpuKernel {
+  Ref ast;                                 // lowered kernel AST (SPECIAL launch ids)
+  std::array<int64_t, 3> global{1, 1, 1};  // work-groups per dim (x, y, z)
+  std::array<int64_t, 3> local{1, 1, 1};   // work-items per work-group
+  std::vector<std::string> applied_opts;   // "LOCAL axis 1 -> 64", "GROUP 256 on %12", ...
+};
+
+Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions& options);
+
+// Inserts BARRIER instructions into a linear program: before a local load that follows a local
+// store to the same buffer (read after write), before a local store that follows a local load
+// of it (write after read), and at the end of a loop body that both stores and loads the same
+// local buffer (write after read across iterations). Returns how many it inserted.
+size_t insert_barriers(Program& p);
+
+struct BufferUse {
+  int64_t slot = 0;
+  DType dtype = DType::kFloat32;
+  int64_t count = 0;
+  bool input = false, output = false;
+};
+
+// What the loader extracted from the binary (zero where the target has no such field).
+struct LoadedKernel {
+  uint32_t kernarg_bytes = 0;     // AMD kernarg segment / NV parameter bytes in bank 0
+  uint32_t param_offset = 0;      // NV: parameter offset in constant bank 0
+  uint32_t local_bytes = 0;       // LDS (AMD) / static shared (NV, as in the cubin)
+  uint32_t scratch_bytes = 0;     // private segment (AMD) / stack (NV)
+  uint32_t sgprs = 0, vgprs = 0;  // AMD
+  uint32_t registers = 0;         // NV
+  uint32_t wave = 0;
+  uint32_t max_threads = 0;
+  std::string descriptor;  // one-line summary
+};
+
+struct StageTimes {
+  double lower_ms = 0, linearize_ms = 0, llvm_ir_ms = 0, opt_ms = 0, codegen_ms = 0, link_ms = 0,
+         assemble_ms = 0, parse_ms = 0;
+  double total() const {
+    return lower_ms + linearize_ms + llvm_ir_ms + opt_ms + codegen_ms + link_ms + assemble_ms +
+           parse_ms;
+  }
+};
+
+// The typed program description of one compiled kernel.
+struct ProgramSpec {
+  std::string name;
+  GpuTarget target;
+  Ref ast;                // the kernel AST as given
+  GpuKernel gpu;          // lowered AST, launch geometry, applied opts
+  Program program;        // the linear program (with barriers)
+  std::vector<Ref> vars;  // scalar arguments, kernel argument order after the buffers
+  std::vector<BufferUse> buffers;
+  // Estimates for the whole launch: ALU flops, bytes loaded + stored (every thread), and the
+  // distinct buffer bytes touched.
+  uint64_t flops = 0, bytes = 0, memory_bytes = 0;
+  // Artifacts.
+  std::string llvm_ir, assembly;  // assembly: GCN/RDNA assembly, PTX, or host assembly
+  std::vector<uint8_t> binary;    // code object / cubin (empty without ptxas) / host object
+  std::string binary_kind;        // "code object", "cubin", "ptx only", "host object"
+  std::string binary_note;        // why a binary is missing (ptxas absent), ptxas -v output
+  LoadedKernel loaded;
+  StageTimes times;
+};
+
+Result<ProgramSpec> compile_gpu(Ref sink, std::string_view name, const GpuTarget& target,
+                                const GpuOptions& options = {});
+
+// ptxas, found on PATH or in /usr/local/cuda/bin; empty when not installed.
+std::string find_ptxas();
+
+// Example kernels built from hand-written ASTs (for `rawgpu compile` and the tests).
+struct GpuExample {
+  std::string name, description;
+  Ref sink;
+  GpuOptions options;
+};
+std::span<const std::string_view> gpu_example_names();
+Result<GpuExample> gpu_example(Context& ctx, std::string_view name);
+
+}  // namespace rawgpu::compiler

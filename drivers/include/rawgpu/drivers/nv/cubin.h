@@ -1,0 +1,80 @@
+// NVIDIA cubins (ELF64, EM_CUDA = 190, as ptxas writes them): what a loader needs to place the
+// code and build a launch (nv.md 3.9/3.10). Untrusted input: typed errors, never a crash. The
+// parser uses LLVM's Object library internally; no LLVM types appear here.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rawgpu/base/error.h"
+
+namespace rawgpu::drivers::nv {
+
+// .nv.info attribute ids (EIATTR_*) rawgpu reads, numbering as in public cubin tooling.
+enum class NvInfoAttr : uint8_t {
+  kMaxThreads = 0x05,
+  kParamCbank = 0x0a,
+  kFrameSize = 0x11,
+  kMinStackSize = 0x12,
+  kKparamInfo = 0x17,
+  kCbankParamSize = 0x19,
+  kMaxRegCount = 0x1b,
+  kExitInstrOffsets = 0x1c,
+  kRegCount = 0x2f,
+  kCudaApiVersion = 0x37,
+};
+
+struct CubinParam {
+  uint32_t ordinal = 0;
+  uint32_t offset = 0;  // relative to the parameter base in bank 0
+  uint32_t size = 0;
+};
+
+struct ConstantBank {
+  uint32_t bank = 0;  // N of .nv.constant<N>[.<kernel>]
+  uint64_t file_offset = 0;
+  uint64_t size = 0;
+  bool per_kernel = false;
+};
+
+struct Relocation {
+  uint32_t type = 0;    // 2 R_CUDA_64, 0x38 R_CUDA_ABS32_LO_32, 0x39 R_CUDA_ABS32_HI_32
+  std::string section;  // the section patched (e.g. ".text.k")
+  uint64_t offset = 0;
+  std::string symbol;
+  int64_t addend = 0;
+};
+
+struct CubinKernel {
+  std::string name;
+  uint64_t code_offset = 0;  // of .text.<name> in the file
+  uint64_t code_size = 0;
+  uint32_t code_align = 0;
+  uint32_t registers = 0;               // REGCOUNT (.nv.info, by the kernel's symbol)
+  uint32_t stack_bytes = 0;             // MIN_STACK_SIZE
+  uint32_t frame_bytes = 0;             // FRAME_SIZE
+  uint32_t param_offset = 0;            // PARAM_CBANK: parameter base in constant bank 0
+  uint32_t param_size = 0;              // PARAM_CBANK size (== CBANK_PARAM_SIZE)
+  uint32_t max_threads[3] = {0, 0, 0};  // MAX_THREADS (.maxntid); 0 when absent
+  uint32_t shared_bytes = 0;        // size of .nv.shared.<name> (sm_90: includes the 1 KiB reserve)
+  std::vector<CubinParam> params;   // KPARAM_INFO, by ordinal
+  std::vector<ConstantBank> banks;  // banks bound for this kernel (its own and global ones)
+  std::vector<uint32_t> exit_offsets;
+};
+
+struct Cubin {
+  uint32_t sm = 0;  // e.g. 80, 90 (from e_flags)
+  uint32_t e_flags = 0;
+  std::vector<CubinKernel> kernels;
+  std::vector<Relocation> relocations;  // against loaded sections (debug sections skipped)
+  const CubinKernel* find(std::string_view name) const;
+};
+
+Result<Cubin> parse_cubin(std::span<const uint8_t> bytes);
+
+std::string describe(const CubinKernel& k);
+
+}  // namespace rawgpu::drivers::nv

@@ -1,0 +1,222 @@
+// `rawgpu compile`: the compile-only device. Compiles example kernels for a GPU target (or the
+// host) and writes, per kernel, the LLVM IR, the assembly/PTX, the binary and summary.json.
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "commands.h"
+#include "rawgpu/base/format.h"
+#include "rawgpu/compiler/gpu.h"
+
+namespace rawgpu::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace rawgpu::compiler;
+
+Status write_file(const fs::path& p, std::string_view data) {
+  std::ofstream f(p, std::ios::binary);
+  f.write(data.data(), std::streamsize(data.size()));
+  if (!f) return make_error(Errc::kIo, "cannot write %s", p.c_str());
+  return ok_status();
+}
+
+std::string summary_json(const ProgramSpec& s) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::json::OStream j(os, 2);
+  auto dims = [&](const char* key, const std::array<int64_t, 3>& d) {
+    j.attributeArray(key, [&] {
+      for (int64_t v : d) j.value(v);
+    });
+  };
+  j.object([&] {
+    j.attribute("name", s.name);
+    j.attribute("target", s.target.name);
+    dims("global_size", s.gpu.global);
+    dims("local_size", s.gpu.local);
+    j.attribute("kernarg_bytes", int64_t(s.loaded.kernarg_bytes));
+    if (s.target.arch == GpuArch::kNv) j.attribute("param_offset", int64_t(s.loaded.param_offset));
+    j.attribute("local_bytes", int64_t(s.loaded.local_bytes));
+    j.attribute("scratch_bytes", int64_t(s.loaded.scratch_bytes));
+    if (s.target.arch == GpuArch::kAmd) {
+      j.attribute("sgprs", int64_t(s.loaded.sgprs));
+      j.attribute("vgprs", int64_t(s.loaded.vgprs));
+    }
+    if (s.target.arch == GpuArch::kNv) j.attribute("registers", int64_t(s.loaded.registers));
+    j.attribute("wave", int64_t(s.loaded.wave));
+    j.attribute("binary_kind", s.binary_kind);
+    j.attribute("binary_bytes", int64_t(s.binary.size()));
+    if (!s.binary_note.empty()) j.attribute("binary_note", s.binary_note);
+    j.attribute("flops", int64_t(s.flops));
+    j.attribute("bytes", int64_t(s.bytes));
+    j.attribute("memory_bytes", int64_t(s.memory_bytes));
+    j.attributeArray("buffers", [&] {
+      for (const auto& b : s.buffers)
+        j.object([&] {
+          j.attribute("slot", b.slot);
+          j.attribute("dtype", std::string(dtype_name(b.dtype)));
+          j.attribute("count", b.count);
+          j.attribute("in", b.input);
+          j.attribute("out", b.output);
+        });
+    });
+    j.attributeArray("vars", [&] {
+      for (Ref v : s.vars) j.value(std::string(v->arg().as_var().name));
+    });
+    j.attributeArray("applied_opts", [&] {
+      for (const auto& o : s.gpu.applied_opts) j.value(o);
+    });
+    j.attributeObject("compile_ms", [&] {
+      j.attribute("lower", s.times.lower_ms);
+      j.attribute("linearize", s.times.linearize_ms);
+      j.attribute("llvm_ir", s.times.llvm_ir_ms);
+      j.attribute("optimize", s.times.opt_ms);
+      j.attribute("codegen", s.times.codegen_ms);
+      j.attribute("link", s.times.link_ms);
+      j.attribute("assemble", s.times.assemble_ms);
+      j.attribute("parse", s.times.parse_ms);
+      j.attribute("total", s.times.total());
+    });
+    if (!s.loaded.descriptor.empty()) j.attribute("loader", s.loaded.descriptor);
+  });
+  os << "\n";
+  return out;
+}
+
+const char* asm_ext(GpuArch a) { return a == GpuArch::kNv ? "ptx" : "s"; }
+const char* bin_ext(const ProgramSpec& s) {
+  if (s.binary_kind == "code object") return "co";
+  if (s.binary_kind == "cubin") return "cubin";
+  if (s.binary_kind == "host object") return "o";
+  return nullptr;
+}
+
+}  // namespace
+
+cli::Command compile_command() {
+  cli::Command c;
+  c.name = "compile";
+  c.summary = "compile example kernels for a GPU target (compile-only device)";
+  c.description =
+      "Lowers hand-written example kernel ASTs for a target and compiles them through LLVM:\n"
+      "AMDGPU code objects (linked in-process with lld, parsed by the loader), NVPTX PTX (and a\n"
+      "cubin when ptxas is installed), or a host object. Writes DIR/<target>/<kernel>/ with\n"
+      "kernel.ll, kernel.s or kernel.ptx, the binary and summary.json. --target takes one\n"
+      "target, a comma-separated list, or 'all'.";
+  c.options = {
+      {"target", 't', "TARGET", "gfx1100|gfx1200|gfx1201|gfx942|sm_80|sm_86|sm_89|sm_90|host|all",
+       ""},
+      {"example", 'e', "NAME", "one example kernel (see --list)", ""},
+      {"all", 'a', "", "every example kernel", ""},
+      {"list", 'l', "", "list the example kernels", ""},
+      {"output", 'o', "DIR", "output directory", ""},
+  };
+  c.run = [](const cli::Args& args, cli::Io& io) {
+    if (args.flag("list")) {
+      Context ctx;
+      for (auto n : gpu_example_names()) {
+        auto e = gpu_example(ctx, n);
+        io.out << n << ": " << (e.ok() ? e->description : e.error().to_string()) << "\n";
+      }
+      return 0;
+    }
+    const auto targ = args.get("target");
+    const auto outdir = args.get("output");
+    const auto one = args.get("example");
+    if (!targ || targ->empty() || !outdir || outdir->empty() ||
+        (args.flag("all") == (one && !one->empty()))) {
+      io.err << "rawgpu compile: needs --target T, -o DIR and one of --example NAME / --all\n";
+      return 2;
+    }
+    std::vector<std::string> targets;
+    if (*targ == "all") {
+      for (auto t : gpu_target_names()) targets.emplace_back(t);
+    } else {
+      std::string_view rest = *targ;
+      while (!rest.empty()) {
+        const size_t comma = rest.find(',');
+        targets.emplace_back(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
+      }
+    }
+    std::vector<std::string> names;
+    if (args.flag("all"))
+      for (auto n : gpu_example_names()) names.emplace_back(n);
+    else
+      names.push_back(*one);
+    int failures = 0;
+    for (const std::string& tname : targets) {
+      auto target = gpu_target(tname);
+      if (!target.ok()) {
+        io.err << "rawgpu compile: " << target.error().to_string() << "\n";
+        return 2;
+      }
+      std::vector<double> totals;
+      for (const std::string& name : names) {
+        Context ctx;
+        auto ex = gpu_example(ctx, name);
+        if (!ex.ok()) {
+          io.err << "rawgpu compile: " << ex.error().to_string() << "\n";
+          return 2;
+        }
+        auto spec = compile_gpu(ex->sink, name, *target, ex->options);
+        if (!spec.ok() && target->arch == GpuArch::kHost && spec.error().is(Errc::kUnsupported)) {
+          // Kernels written with launch ids / local memory have no host form.
+          io.out << strformat("%-8s %-12s skipped: %s\n", tname.c_str(), name.c_str(),
+                              spec.error().message().c_str());
+          continue;
+        }
+        if (!spec.ok()) {
+          io.err << "rawgpu compile: " << name << " for " << tname << ": "
+                 << spec.error().to_string() << "\n";
+          ++failures;
+          continue;
+        }
+        const ProgramSpec& s = *spec;
+        const fs::path dir = fs::path(*outdir) / tname / name;
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        Status st = ec ? make_error(Errc::kIo, "cannot create %s", dir.c_str()) : ok_status();
+        if (st.ok()) st = write_file(dir / "kernel.ll", s.llvm_ir);
+        if (st.ok())
+          st = write_file(dir / (std::string("kernel.") + asm_ext(target->arch)), s.assembly);
+        if (st.ok() && bin_ext(s))
+          st = write_file(
+              dir / (std::string("kernel.") + bin_ext(s)),
+              std::string_view(reinterpret_cast<const char*>(s.binary.data()), s.binary.size()));
+        if (st.ok()) st = write_file(dir / "summary.json", summary_json(s));
+        if (!st.ok()) {
+          io.err << "rawgpu compile: " << st.error().to_string() << "\n";
+          return 1;
+        }
+        totals.push_back(s.times.total());
+        io.out << strformat(
+            "%-8s %-12s global %lldx%lldx%lld local %lldx%lldx%lld  %-11s %6zu B  kernarg %u  "
+            "local %u B  %s  %.1f ms\n",
+            tname.c_str(), name.c_str(), (long long)s.gpu.global[0], (long long)s.gpu.global[1],
+            (long long)s.gpu.global[2], (long long)s.gpu.local[0], (long long)s.gpu.local[1],
+            (long long)s.gpu.local[2], s.binary_kind.c_str(), s.binary.size(),
+            s.loaded.kernarg_bytes, s.loaded.local_bytes,
+            target->arch == GpuArch::kAmd
+                ? strformat("%u SGPR %u VGPR", s.loaded.sgprs, s.loaded.vgprs).c_str()
+                : strformat("%u regs", s.loaded.registers).c_str(),
+            s.times.total());
+      }
+      if (totals.size() > 1) {
+        std::sort(totals.begin(), totals.end());
+        const size_t n = totals.size();
+        const double med = n % 2 ? totals[n / 2] : (totals[n / 2 - 1] + totals[n / 2]) / 2;
+        io.out << strformat("%-8s median compile time per kernel: %.1f ms (%zu kernels)\n",
+                            tname.c_str(), med, n);
+      }
+    }
+    return failures ? 1 : 0;
+  };
+  return c;
+}
+
+}  // namespace rawgpu::tools
