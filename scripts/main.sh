@@ -7,3 +7,5 @@ ensure_built build
 build/tools/rawgpu list
 echo
 build/tools/rawgpu selfcheck
+echo
+build/tools/rawgpu demo
