@@ -150,11 +150,15 @@ class Renderer {
         auto conj = [&](Ref c) { gate = gate ? ctx_.make(Op::kAnd, DType::kBool, {gate, c}) : c; };
         for (size_t k = 0; k < s.size(); ++k) {
           const int64_t before = a[2 * k], after = a[2 * k + 1];
+          // Index bounds decide statically when this axis only reads padding (then the value is
+          // the pad constant: no load at all) or never does (no gate).
+          if (in[k] == 0 || idx[k]->vmax() < before || idx[k]->vmin() >= before + in[k])
+            return n->src(1);
           if (before > 0) {
-            conj(logical_not(cmplt(idx[k], before)));
+            if (idx[k]->vmin() < before) conj(logical_not(cmplt(idx[k], before)));
             s[k] = s[k] - before;
           }
-          if (after > 0) conj(cmplt(idx[k], before + in[k]));
+          if (after > 0 && idx[k]->vmax() >= before + in[k]) conj(cmplt(idx[k], before + in[k]));
         }
         if (!gate) return render(n->src(0), s, valid);
         Ref inner_valid = valid ? ctx_.make(Op::kAnd, DType::kBool, {valid, gate}) : gate;
