@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "rawgpu/base/format.h"
+#include "rawgpu/base/log.h"
 #include "rawgpu/compiler/linearize.h"
 #include "rawgpu/compiler/spec.h"
 #include "rawgpu/memory/tlsf.h"
@@ -334,6 +335,7 @@ Result<Schedule> schedule(std::span<const Ref> roots) {
   RG_TRY(plan_memory(s));
   // Empty outputs need no kernel (their buffers hold no elements).
   std::erase_if(s.kernels, [](const KernelCall& k) { return !k.ast; });
+  RG_LOG("schedule", 3, "%s", s.to_string().c_str());
   return s;
 }
 
