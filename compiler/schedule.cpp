@@ -12,6 +12,7 @@
 #include "rawgpu/base/log.h"
 #include "rawgpu/compiler/linearize.h"
 #include "rawgpu/compiler/spec.h"
+#include "rawgpu/compiler/symbolic.h"
 #include "rawgpu/memory/tlsf.h"
 
 namespace rawgpu::compiler {
@@ -86,6 +87,17 @@ class Renderer {
   Ref load(Ref n, const std::vector<Ref>& idx, Ref valid) {
     Ref b = buffer(n);
     Ref i = flat(dims(n), idx);
+    if (!valid) {
+      // Movement ops keep indices in bounds by construction, but simplification can lose
+      // precision (flip's n-1-i under a reshape's division: (3-r1-2*r0)//2 becomes
+      // 1-r1-r0+(r1+1)//2, bounds [-1, 2] instead of [0, 1]) and the linearizer rejects
+      // unmasked accesses whose bounds leave the buffer. Such loads get an explicit
+      // (always true) bounds gate instead.
+      const int64_t count = shape_numel(dims(n));
+      Ref si = simplify(i);
+      if (si->vmin() < 0 || si->vmax() >= count)
+        valid = ctx_.make(Op::kAnd, DType::kBool, {logical_not(cmplt(i, 0)), cmplt(i, count)});
+    }
     if (valid) i = where(valid, i, ctx_.invalid());
     return ctx_.make(Op::kLoad, n->dtype(), {ctx_.make(Op::kIndex, n->dtype(), {b, i})});
   }

@@ -161,7 +161,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   require(s.ok(), "a spec-clean tensor graph failed to schedule");
   for (const KernelCall& k : s->kernels) {
     auto p = linearize(k.ast);
-    if (!p.ok()) std::fprintf(stderr, "%s\n", p.error().to_string().c_str());
+    if (!p.ok())
+      std::fprintf(stderr, "%s\ntensor graph:\n%s\nkernel:\n%s\n", p.error().to_string().c_str(),
+                   to_string(root).c_str(), to_string(k.ast).c_str());
     require(p.ok(), "a scheduled kernel does not linearize");
   }
   for (size_t i = 0; i < s->intermediates.size(); ++i) {

@@ -61,7 +61,8 @@ class Device {
 void register_device(std::string name, std::function<Result<std::unique_ptr<Device>>()> factory);
 // The device called `name` (created on first use). kNotFound naming the known devices.
 Result<Device*> get_device(std::string_view name);
-// The CPU runtime behind "cpu" (statistics: compile-cache size and hits).
+// The CPU runtime behind "cpu" (statistics: compile-cache size and hits). Created on first use
+// with the LLVM pipeline level from RAWGPU_OPT_LEVEL (0..3, default 3).
 compiler::CpuRuntime& cpu_runtime();
 
 // Counters for tests and the demo.
@@ -273,7 +274,8 @@ Tensor operator-(double a, const Tensor& b);
 Tensor operator*(double a, const Tensor& b);
 Tensor operator/(double a, const Tensor& b);
 
-// The kernels the schedule of these tensors would run (nothing runs): for fusion tests.
+// The kernels the schedule of these tensors would run (nothing runs; realized tensors need
+// none): for fusion tests.
 Result<size_t> count_kernels(std::span<const Tensor> ts);
 
 }  // namespace rawgpu::frontend
