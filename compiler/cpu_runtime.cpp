@@ -21,19 +21,33 @@ CpuBuffer::CpuBuffer(DType dtype, size_t count) : dtype_(dtype), count_(count) {
   RG_CHECK(data_ != nullptr, "host allocation of %zu bytes failed", bytes);
   std::memset(data_, 0, bytes);
 }
-CpuBuffer::~CpuBuffer() { std::free(data_); }
-CpuBuffer::CpuBuffer(CpuBuffer&& o) noexcept : dtype_(o.dtype_), count_(o.count_), data_(o.data_) {
+CpuBuffer CpuBuffer::borrow(DType dtype, size_t count, void* data) {
+  CpuBuffer b(dtype, 0);
+  std::free(b.data_);
+  b.count_ = count;
+  b.data_ = data;
+  b.owned_ = false;
+  return b;
+}
+CpuBuffer::~CpuBuffer() {
+  if (owned_) std::free(data_);
+}
+CpuBuffer::CpuBuffer(CpuBuffer&& o) noexcept
+    : dtype_(o.dtype_), count_(o.count_), data_(o.data_), owned_(o.owned_) {
   o.data_ = nullptr;
   o.count_ = 0;
+  o.owned_ = true;
 }
 CpuBuffer& CpuBuffer::operator=(CpuBuffer&& o) noexcept {
   if (this != &o) {
-    std::free(data_);
+    if (owned_) std::free(data_);
     dtype_ = o.dtype_;
     count_ = o.count_;
     data_ = o.data_;
+    owned_ = o.owned_;
     o.data_ = nullptr;
     o.count_ = 0;
+    o.owned_ = true;
   }
   return *this;
 }

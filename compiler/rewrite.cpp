@@ -75,6 +75,14 @@ Ref apply(const PatternMatcher& pm, const Node* n, const RewriteOptions& o) {
   return r;
 }
 
+// n with every child replaced by its memoised final form (n itself when none changed).
+// `scratch` is reused across calls to avoid an allocation per node.
+Ref with_final_children(Context& ctx, Memo& memo, const Node* n, std::vector<Ref>& scratch) {
+  scratch.clear();
+  for (Ref c : n->src()) scratch.push_back(Ref(memo.get(c.get())));
+  return ctx.replace_src(Ref(n), scratch);
+}
+
 }  // namespace
 
 Ref rewrite_graph(Ref root, const PatternMatcher* pre, const PatternMatcher* post,
@@ -127,9 +135,7 @@ Ref rewrite_graph(Ref root, const PatternMatcher* pre, const PatternMatcher* pos
     }
     if (f.stage == 1) {
       const Node* cur = f.cur;
-      new_src.clear();
-      for (Ref c : cur->src()) new_src.push_back(Ref(memo.get(c.get())));
-      const Ref rebuilt = ctx.replace_src(Ref(cur), new_src);
+      const Ref rebuilt = with_final_children(ctx, memo, cur, new_src);
       Ref next;
       if (rebuilt.get() != cur) {
         next = rebuilt;
@@ -181,9 +187,7 @@ Ref rewrite_walk(Ref root, const PatternMatcher& pm, const RewriteOptions& o) {
     const Node* n = f.n;
     stack.pop_back();
     if (memo.get(n)) continue;  // reached twice before completion (shared child)
-    new_src.clear();
-    for (Ref c : n->src()) new_src.push_back(Ref(memo.get(c.get())));
-    const Ref rebuilt = ctx.replace_src(Ref(n), new_src);
+    const Ref rebuilt = with_final_children(ctx, memo, n, new_src);
     if (o.stats) ++o.stats->nodes_visited;
     const Ref r = apply(pm, rebuilt.get(), o);
     // A walk does not revisit results, so the result is not recorded as its own final form.

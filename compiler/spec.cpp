@@ -5,6 +5,7 @@
 #include <string>
 
 #include "rawgpu/base/format.h"
+#include "rawgpu/compiler/schedule.h"
 
 namespace rawgpu::compiler {
 namespace {
@@ -206,10 +207,27 @@ const Rule kKernelRules[] = {
     {"no-weak-types", OpSet::all(), check_no_weak},
 };
 
+std::string check_tensor_shape(const Node& n) {
+  if (n.shape()) return {};
+  return tensor_shape_problem(Ref(&n));
+}
+
+const Rule kTensorRules[] = {
+    {"const", OpSet::of(Op::kConst), check_const},
+    {"alu-operands", ops::kAlu, check_alu},
+    {"buffer", OpSet::of(Op::kBuffer), check_buffer},
+    {"tensor-shape",
+     ops::kAlu | ops::kMovement |
+         OpSet{Op::kConst, Op::kBuffer, Op::kRange, Op::kReduceAxis, Op::kContiguous, Op::kDetach},
+     check_tensor_shape},
+    {"no-weak-types", OpSet::all(), check_no_weak},
+};
+
 std::span<const Rule> rules_for(Stage s) {
   switch (s) {
     case Stage::kIndex: return kIndexRules;
     case Stage::kKernel: return kKernelRules;
+    case Stage::kTensor: return kTensorRules;
   }
   return {};
 }
@@ -228,6 +246,7 @@ std::string_view stage_name(Stage stage) {
   switch (stage) {
     case Stage::kIndex: return "index";
     case Stage::kKernel: return "kernel";
+    case Stage::kTensor: return "tensor";
   }
   return "?";
 }

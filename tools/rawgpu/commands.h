@@ -16,6 +16,7 @@ cli::Command version_command();
 cli::Command selfcheck_command();
 cli::Command bench_command();
 cli::Command compile_command();
+cli::Command demo_command();
 
 // Rendering used by `rawgpu list` (exposed for tests).
 std::string render_devices_text(const std::vector<pci::DeviceInfo>& devices, bool display_only);

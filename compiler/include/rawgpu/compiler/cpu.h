@@ -30,6 +30,9 @@ namespace rawgpu::compiler {
 class CpuBuffer {
  public:
   CpuBuffer(DType dtype, size_t count);  // zero-filled
+  // A view of caller memory (an arena slice from a memory plan): not freed by the buffer. `data`
+  // must hold count elements and outlive the view.
+  static CpuBuffer borrow(DType dtype, size_t count, void* data);
   ~CpuBuffer();
   CpuBuffer(CpuBuffer&&) noexcept;
   CpuBuffer& operator=(CpuBuffer&&) noexcept;
@@ -47,6 +50,7 @@ class CpuBuffer {
   DType dtype_;
   size_t count_;
   void* data_ = nullptr;
+  bool owned_ = true;
 };
 
 struct CpuKernel {

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -253,6 +254,12 @@ class Node {
   // the ranges this node closes (REDUCE and END close their src[1:]). Lazily computed, cached.
   std::span<const Ref> ranges() const;
 
+  // Tensor-graph shape (tensor_graph.cpp, README "Tensor graph"): the dims of the value this node
+  // denotes, or nullopt when the node is not a well-formed tensor-graph node (index math, kernel
+  // AST structure, mismatched sources). CONST is a scalar (no dims), BUFFER is (count). Lazily
+  // computed and cached; iterative, any depth.
+  std::optional<std::span<const int64_t>> shape() const;
+
  private:
   friend class Context;
   Node() = default;
@@ -272,6 +279,8 @@ class Node {
   OpSet src_ops_;
   Context* ctx_;
   mutable const Ref* ranges_ = nullptr;
+  mutable const int64_t* shape_ = nullptr;
+  mutable int32_t ndim_ = -2;  // -2 not computed, -1 no shape
   // followed by nsrc_ Refs
 };
 
@@ -322,6 +331,7 @@ class Context {
   Arg copy_arg(const Arg& a);
   void grow_table();
   void compute_ranges(Ref root);
+  void compute_shapes(Ref root);
 
   std::vector<uint64_t> table_;  // (hash tag << 32) | (id + 1); 0 = empty
   size_t table_used_ = 0;

@@ -19,7 +19,10 @@ namespace rawgpu::compiler {
 enum class Stage : uint8_t {
   kIndex,   // index/value expressions: constants, variables, ranges, ALU ops, Invalid gates
   kKernel,  // kernel AST: kIndex plus buffers, INDEX/LOAD/STORE, REDUCE, END, SINK, AFTER, GROUP
-  // Tensor graph and linear program specs arrive with the scheduler and the linearizer.
+  // Tensor graph (schedule.h): buffers, scalar constants, iota, ALU ops on equal shapes,
+  // movement ops, REDUCE_AXIS, CONTIGUOUS; every node must have a shape (rule 'tensor-shape').
+  // The linear-program spec is verify_program() in linearize.h.
+  kTensor,
 };
 std::string_view stage_name(Stage stage);
 
