@@ -132,28 +132,30 @@ struct Tlsf::Impl {
   static bool is_free(const Node& n) { return static_cast<uint32_t>(n.prev_free - kDead) >= 2u; }
 
   // ---- size classes (in granules) ----
+  // Sizes below 2^sll granules get one exact bin each (bins 0 .. 2^sll - 1); above, each power
+  // of two [2^f, 2^(f+1)) is split into 2^sll equal sub-ranges, the bins of row f - sll + 1.
+  // Branch-free: log2 of (n | 2^sll) is max(f, sll), so small sizes shift by zero and land on
+  // bin n. Bins are ordered by size; row = bin >> sll indexes the first-level bitmap.
+  template <unsigned S = 0>
   uint32_t bin_of(uint64_t n) const {
-    const unsigned fl = log2_floor(n);
-    uint64_t sl;
-    if (fl < sll) [[unlikely]]
-      sl = (n - (uint64_t{1} << fl)) << (sll - fl);
-    else
-      sl = (n >> (fl - sll)) - (uint64_t{1} << sll);
-    return static_cast<uint32_t>((fl << sll) | sl);
+    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    const unsigned shift = log2_floor(n | (uint64_t{1} << sll)) - sll;
+    return static_cast<uint32_t>((uint64_t{shift} << sll) + (n >> shift));
   }
-  // The lowest bin whose every block holds at least n granules.
+  // The lowest bin whose every block holds at least n granules (kNoBin if there is none).
+  template <unsigned S = 0>
   uint32_t fit_bin_of(uint64_t n) const {
-    const unsigned fl = log2_floor(n);
-    if (fl >= sll) {
-      const uint64_t step = uint64_t{1} << (fl - sll);
-      if (n > std::numeric_limits<uint64_t>::max() - (step - 1)) [[unlikely]]
-        return kNoBin;
-      n += step - 1;
-    }
-    return bin_of(n);
+    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    const unsigned shift = log2_floor(n | (uint64_t{1} << sll)) - sll;
+    const uint64_t step = (uint64_t{1} << shift) - 1;
+    if (n > std::numeric_limits<uint64_t>::max() - step) [[unlikely]]
+      return kNoBin;
+    return bin_of<S>(n + step);
   }
   // First non-empty bin at or above `from` (flat index), or kNoBin.
+  template <unsigned S = 0>
   uint32_t find_bin(uint32_t from) const {
+    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
     if (from == kNoBin) [[unlikely]]
       return kNoBin;
     unsigned fl = from >> sll;
@@ -195,9 +197,11 @@ struct Tlsf::Impl {
   }
 
   // ---- free lists ----
+  template <unsigned S = 0>
   void link_free(Node* N, uint32_t i) {
+    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
     Node& n = N[i];
-    const uint32_t b = bin_of(n.size >> gshift);
+    const uint32_t b = bin_of<S>(n.size >> gshift);
     const uint32_t h = heads[b];
     n.prev_free = kNil;
     n.next_free = h;
@@ -209,7 +213,9 @@ struct Tlsf::Impl {
       fl_bitmap |= uint64_t{1} << (b >> sll);
     }
   }
+  template <unsigned S = 0>
   void unlink_free(Node* N, uint32_t i) {
+    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
     const Node& n = N[i];
     const uint32_t pf = n.prev_free, nf = n.next_free;
     if (nf != kNil) N[nf].prev_free = pf;
@@ -217,7 +223,7 @@ struct Tlsf::Impl {
       N[pf].next_free = nf;
       return;
     }
-    const uint32_t b = bin_of(n.size >> gshift);
+    const uint32_t b = bin_of<S>(n.size >> gshift);
     heads[b] = nf;
     if (nf == kNil) {
       uint64_t& w = sl_bitmap[b >> sll];
@@ -237,10 +243,12 @@ struct Tlsf::Impl {
   }
 
   // Allocates `bytes` at offset `pre` inside free block i.
-  uint64_t take(uint32_t i, uint64_t pre, uint64_t bytes, uint64_t align) {
+  template <unsigned S = 0>
+  [[gnu::always_inline]] inline uint64_t take(uint32_t i, uint64_t pre, uint64_t bytes, uint64_t align) {
+    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
     reserve_two();
     Node* N = nodes.data();
-    unlink_free(N, i);
+    unlink_free<S>(N, i);
     Node& n = N[i];
     if (pre > 0) {
       const uint32_t p = pop_node(N);
@@ -256,7 +264,7 @@ struct Tlsf::Impl {
       n.prev_phys = p;
       n.addr += pre;
       n.size -= pre;
-      link_free(N, p);
+      link_free<S>(N, p);
     }
     if (n.size > bytes) {
       const uint32_t t = pop_node(N);
@@ -268,7 +276,7 @@ struct Tlsf::Impl {
       if (n.next_phys != kNil) N[n.next_phys].prev_phys = t;
       n.next_phys = t;
       n.size = bytes;
-      link_free(N, t);
+      link_free<S>(N, t);
     }
     n.prev_free = kUsed;
     n.next_free = static_cast<uint32_t>(std::countr_zero(align));
@@ -296,6 +304,13 @@ struct Tlsf::Impl {
       if (addr - nodes[i].addr < nodes[i].size) return i;
     return kNil;
   }
+
+  template <unsigned S>
+  [[gnu::always_inline]] inline Result<uint64_t> alloc_t(uint64_t size, uint64_t align);
+  template <unsigned S>
+  [[gnu::always_inline]] inline Status free_t(uint64_t addr);
+  [[gnu::noinline]] Result<uint64_t> alloc_other(uint64_t size, uint64_t align);
+  [[gnu::noinline]] Status free_other(uint64_t addr);
 
   // ---- error paths (out of line: the hot paths only branch to them) ----
   [[gnu::noinline, gnu::cold]] Error alloc_error(uint64_t size, uint64_t align) const {
@@ -380,8 +395,9 @@ Result<Tlsf> Tlsf::create(const TlsfConfig& c) {
   return Tlsf(std::move(impl));
 }
 
-Result<uint64_t> Tlsf::alloc(uint64_t size, uint64_t align) {
-  Impl& m = *impl_;
+template <unsigned S>
+Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
+  Impl& m = *this;
   // One test each for: zero size or larger than the range (size - 1 wraps), alignment zero or
   // above the limit, alignment not a power of two. The error path sorts out which.
   if (size - 1 >= m.size || align - 1 >= m.max_align || (align & (align - 1)) != 0) [[unlikely]]
@@ -392,15 +408,15 @@ Result<uint64_t> Tlsf::alloc(uint64_t size, uint64_t align) {
   if (bytes > m.free_bytes()) [[unlikely]]
     return m.out_of_space(size, align);
   const uint64_t n = bytes >> m.gshift;
-  const uint32_t good = m.find_bin(m.fit_bin_of(n));
+  const uint32_t good = m.template find_bin<S>(m.template fit_bin_of<S>(n));
 
   if (align == m.granule) {
     // Plain good fit: the first block of the first bin that guarantees a fit.
     if (good != kNoBin) [[likely]]
-      return m.take(m.heads[good], 0, bytes, align);
+      return m.template take<S>(m.heads[good], 0, bytes, align);
     // Blocks in n's own bin may still be large enough.
-    for (uint32_t i = m.heads[m.bin_of(n)]; i != kNil; i = m.nodes[i].next_free)
-      if (m.nodes[i].size >= bytes) return m.take(i, 0, bytes, align);
+    for (uint32_t i = m.heads[m.template bin_of<S>(n)]; i != kNil; i = m.nodes[i].next_free)
+      if (m.nodes[i].size >= bytes) return m.template take<S>(i, 0, bytes, align);
     return m.out_of_space(size, align);
   }
 
@@ -408,33 +424,34 @@ Result<uint64_t> Tlsf::alloc(uint64_t size, uint64_t align) {
   // alignment), then the bin that guarantees a fit after alignment (size + align - granule).
   if (good != kNoBin) [[likely]] {
     const uint64_t pre = m.fit_offset(m.heads[good], bytes, align);
-    if (pre != UINT64_MAX) return m.take(m.heads[good], pre, bytes, align);
+    if (pre != UINT64_MAX) return m.template take<S>(m.heads[good], pre, bytes, align);
   }
   const uint64_t slack = (align >> m.gshift) - 1;
   const uint32_t sure_bin =
-      n > std::numeric_limits<uint64_t>::max() - slack ? kNoBin : m.fit_bin_of(n + slack);
+      n > std::numeric_limits<uint64_t>::max() - slack ? kNoBin : m.template fit_bin_of<S>(n + slack);
   if (sure_bin != kNoBin) {
-    const uint32_t b = m.find_bin(sure_bin);
+    const uint32_t b = m.template find_bin<S>(sure_bin);
     if (b != kNoBin) {
       const uint32_t i = m.heads[b];
       const uint64_t pre = m.fit_offset(i, bytes, align);
       RG_ASSERT(pre != UINT64_MAX, "a block in the guaranteed bin does not fit");
-      return m.take(i, pre, bytes, align);
+      return m.template take<S>(i, pre, bytes, align);
     }
   }
   // Exhaustive: every free block that is large enough at all.
-  for (uint32_t b = m.find_bin(m.bin_of(n)); b != kNoBin;
-       b = b + 1 < m.heads.size() ? m.find_bin(b + 1) : kNoBin) {
+  for (uint32_t b = m.template find_bin<S>(m.template bin_of<S>(n)); b != kNoBin;
+       b = b + 1 < m.heads.size() ? m.template find_bin<S>(b + 1) : kNoBin) {
     for (uint32_t i = m.heads[b]; i != kNil; i = m.nodes[i].next_free) {
       const uint64_t pre = m.fit_offset(i, bytes, align);
-      if (pre != UINT64_MAX) return m.take(i, pre, bytes, align);
+      if (pre != UINT64_MAX) return m.template take<S>(i, pre, bytes, align);
     }
   }
   return m.out_of_space(size, align);
 }
 
-Status Tlsf::free(uint64_t addr) {
-  Impl& m = *impl_;
+template <unsigned S>
+Status Tlsf::Impl::free_t(uint64_t addr) {
+  Impl& m = *this;
   uint32_t i = addr - m.base < m.size ? m.index.take(addr) : kNil;
   if (i == kNil) [[unlikely]]
     return m.free_error(addr);
@@ -445,8 +462,8 @@ Status Tlsf::free(uint64_t addr) {
   const uint32_t prev = N[i].prev_phys;
   uint32_t next = N[i].next_phys;
   // Coalesce with the previous block: it absorbs this one.
-  if (prev != kNil && Impl::is_free(N[prev])) {
-    m.unlink_free(N, prev);
+  if (prev != kNil && is_free(N[prev])) {
+    m.template unlink_free<S>(N, prev);
     bytes += N[prev].size;
     m.drop_node(N, i);
     i = prev;
@@ -454,8 +471,8 @@ Status Tlsf::free(uint64_t addr) {
     if (next != kNil) N[next].prev_phys = i;
   }
   // Coalesce with the next block: this one absorbs it.
-  if (next != kNil && Impl::is_free(N[next])) {
-    m.unlink_free(N, next);
+  if (next != kNil && is_free(N[next])) {
+    m.template unlink_free<S>(N, next);
     bytes += N[next].size;
     const uint32_t after = N[next].next_phys;
     N[i].next_phys = after;
@@ -463,8 +480,41 @@ Status Tlsf::free(uint64_t addr) {
     m.drop_node(N, next);
   }
   N[i].size = bytes;
-  m.link_free(N, i);
+  m.template link_free<S>(N, i);
   return {};
+}
+
+// The second-level count is a run-time setting; the hot paths are instantiated for each
+// possible log2 so that the size-class shifts are immediates, and the default (32 bins) is
+// inlined into the public entry points.
+Result<uint64_t> Tlsf::Impl::alloc_other(uint64_t size, uint64_t align) {
+  switch (sll) {
+    case 4: return alloc_t<4>(size, align);
+    case 6: return alloc_t<6>(size, align);
+    default: return alloc_t<0>(size, align);
+  }
+}
+
+Status Tlsf::Impl::free_other(uint64_t addr) {
+  switch (sll) {
+    case 4: return free_t<4>(addr);
+    case 6: return free_t<6>(addr);
+    default: return free_t<0>(addr);
+  }
+}
+
+Result<uint64_t> Tlsf::alloc(uint64_t size, uint64_t align) {
+  Impl& m = *impl_;
+  if (m.sll == 5) [[likely]]
+    return m.alloc_t<5>(size, align);
+  return m.alloc_other(size, align);
+}
+
+Status Tlsf::free(uint64_t addr) {
+  Impl& m = *impl_;
+  if (m.sll == 5) [[likely]]
+    return m.free_t<5>(addr);
+  return m.free_other(addr);
 }
 
 Result<uint64_t> Tlsf::size_of(uint64_t addr) const {
