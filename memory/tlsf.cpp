@@ -232,6 +232,21 @@ struct Tlsf::Impl {
     }
   }
 
+  // Removes i, known to be the head of bin b's list.
+  template <unsigned S = 0>
+  void unlink_head(Node* N, uint32_t i, uint32_t b) {
+    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    const uint32_t nf = N[i].next_free;
+    heads[b] = nf;
+    if (nf != kNil) {
+      N[nf].prev_free = kNil;
+    } else {
+      uint64_t& w = sl_bitmap[b >> sll];
+      w &= ~(uint64_t{1} << (b & ((1u << sll) - 1)));
+      if (w == 0) fl_bitmap &= ~(uint64_t{1} << (b >> sll));
+    }
+  }
+
   // Offset into block i where an aligned allocation of `bytes` would start, or UINT64_MAX.
   uint64_t fit_offset(uint32_t i, uint64_t bytes, uint64_t align) const {
     const Node& n = nodes[i];
@@ -242,13 +257,18 @@ struct Tlsf::Impl {
     return pre;
   }
 
-  // Allocates `bytes` at offset `pre` inside free block i.
+  // Allocates `bytes` at offset `pre` inside free block i; `head_of` is the bin whose list i
+  // heads, or kNoBin if that is not known.
   template <unsigned S = 0>
-  [[gnu::always_inline]] inline uint64_t take(uint32_t i, uint64_t pre, uint64_t bytes, uint64_t align) {
+  [[gnu::always_inline]] inline uint64_t take(uint32_t i, uint32_t head_of, uint64_t pre, uint64_t bytes,
+                                               uint64_t align) {
     [[maybe_unused]] const unsigned sll = S ? S : this->sll;
     reserve_two();
     Node* N = nodes.data();
-    unlink_free<S>(N, i);
+    if (head_of != kNoBin)
+      unlink_head<S>(N, i, head_of);
+    else
+      unlink_free<S>(N, i);
     Node& n = N[i];
     if (pre > 0) {
       const uint32_t p = pop_node(N);
@@ -413,10 +433,10 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
   if (align == m.granule) {
     // Plain good fit: the first block of the first bin that guarantees a fit.
     if (good != kNoBin) [[likely]]
-      return m.template take<S>(m.heads[good], 0, bytes, align);
+      return m.template take<S>(m.heads[good], good, 0, bytes, align);
     // Blocks in n's own bin may still be large enough.
     for (uint32_t i = m.heads[m.template bin_of<S>(n)]; i != kNil; i = m.nodes[i].next_free)
-      if (m.nodes[i].size >= bytes) return m.template take<S>(i, 0, bytes, align);
+      if (m.nodes[i].size >= bytes) return m.template take<S>(i, kNoBin, 0, bytes, align);
     return m.out_of_space(size, align);
   }
 
@@ -424,7 +444,7 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
   // alignment), then the bin that guarantees a fit after alignment (size + align - granule).
   if (good != kNoBin) [[likely]] {
     const uint64_t pre = m.fit_offset(m.heads[good], bytes, align);
-    if (pre != UINT64_MAX) return m.template take<S>(m.heads[good], pre, bytes, align);
+    if (pre != UINT64_MAX) return m.template take<S>(m.heads[good], good, pre, bytes, align);
   }
   const uint64_t slack = (align >> m.gshift) - 1;
   const uint32_t sure_bin =
@@ -435,7 +455,7 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
       const uint32_t i = m.heads[b];
       const uint64_t pre = m.fit_offset(i, bytes, align);
       RG_ASSERT(pre != UINT64_MAX, "a block in the guaranteed bin does not fit");
-      return m.template take<S>(i, pre, bytes, align);
+      return m.template take<S>(i, b, pre, bytes, align);
     }
   }
   // Exhaustive: every free block that is large enough at all.
@@ -443,7 +463,7 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
        b = b + 1 < m.heads.size() ? m.template find_bin<S>(b + 1) : kNoBin) {
     for (uint32_t i = m.heads[b]; i != kNil; i = m.nodes[i].next_free) {
       const uint64_t pre = m.fit_offset(i, bytes, align);
-      if (pre != UINT64_MAX) return m.template take<S>(i, pre, bytes, align);
+      if (pre != UINT64_MAX) return m.template take<S>(i, kNoBin, pre, bytes, align);
     }
   }
   return m.out_of_space(size, align);
