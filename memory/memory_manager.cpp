@@ -30,6 +30,9 @@ Result<std::unique_ptr<MemoryManager>> MemoryManager::create(
                       format_bytes(c.vram_size).c_str(), format_bytes(c.boot_size).c_str(),
                       format_bytes(c.ptable_size).c_str(), format_bytes(c.reserved).c_str(),
                       format_bytes(memory.size()).c_str());
+  if ((c.table_pages == nullptr) != (c.table_memory == nullptr))
+    return make_error(Errc::kInvalidArgument,
+                      "memory manager: table_pages and table_memory must be given together");
   std::unique_ptr<MemoryManager> mm(new MemoryManager());
   mm->mem_ = &memory;
   mm->va_ = &va_allocator;
@@ -51,7 +54,9 @@ Result<std::unique_ptr<MemoryManager>> MemoryManager::create(
     for (const LevelInfo& l : codec->levels()) is_leaf |= l.leaf && l.span() == s;
     if (frag || is_leaf) mm->chunk_sizes_.push_back(s);
   }
-  mm->pt_ = RG_TRY_CTX(PageTable::create(std::move(codec), memory, *mm, c.va_base),
+  PhysicalMemory& table_memory = c.table_memory ? *c.table_memory : memory;
+  TablePageSource& table_pages = c.table_pages ? *c.table_pages : *mm;
+  mm->pt_ = RG_TRY_CTX(PageTable::create(std::move(codec), table_memory, table_pages, c.va_base),
                        "while creating the %s page table", format_name(c.format).data());
   mm->booting_ = c.booting;
   return mm;

@@ -70,6 +70,7 @@ struct PageTable::Impl {
   const PteCodec* codec = nullptr;
   PhysicalMemory* mem = nullptr;
   TablePageSource* pages = nullptr;
+  TableLocation where;  // where every table page lives
   std::vector<LevelInfo> lv;
   unsigned last = 0;
   std::vector<Table> tables;
@@ -97,6 +98,13 @@ struct PageTable::Impl {
     const VramAddr page = RG_TRY(pages->alloc_table_page());
     RG_CHECK(page.is_aligned(kTablePage), "table page %s is not 4 KiB aligned",
              page.to_string().c_str());
+    if (page.raw() >= codec->phys_limit(where.aperture)) {
+      pages->free_table_page(page);
+      return make_error(Errc::kOutOfRange,
+                        "table page %s lies beyond what a %s PDE can address (%s)",
+                        page.to_string().c_str(), codec->name().data(),
+                        hex(codec->phys_limit(where.aperture)).c_str());
+    }
     uint32_t t;
     if (!spare.empty()) {
       t = spare.back();
@@ -155,7 +163,7 @@ struct PageTable::Impl {
         Table& ctb = tables[c];
         ctb.parent = t;
         ctb.parent_index = static_cast<uint32_t>(i);
-        codec->encode_table(l, ctb.pa, ptb.words + i * ewords(l));
+        codec->encode_table_in(l, ctb.pa.raw(), where, ptb.words + i * ewords(l));
         ptb.child[i] = c;
         ++ptb.live;
         created.push_back(c);
@@ -297,6 +305,10 @@ Result<std::unique_ptr<PageTable>> PageTable::create(std::unique_ptr<PteCodec> c
   impl->mem = &memory;
   impl->pages = &pages;
   impl->lv.assign(codec->levels().begin(), codec->levels().end());
+  impl->where = pages.table_location();
+  if (impl->where.aperture == Aperture::kPeer)
+    return make_error(Errc::kInvalidArgument,
+                      "page tables cannot live in a peer's memory (VRAM or system memory only)");
   impl->last = codec->last_level();
   const uint32_t root = RG_TRY_CTX(impl->new_table(0), "while allocating the root page table");
   RG_CHECK(root == 0);
@@ -307,16 +319,50 @@ VramAddr PageTable::root() const { return impl_->tables[0].pa; }
 
 Status PageTable::map(GpuVa va, std::span<const AddrRange<VramAddr>> chunks,
                       const PageAttrs& attrs) {
-  if (attrs.aperture != Aperture::kVram)
+  if (attrs.aperture == Aperture::kSystem)
     return make_error(Errc::kInvalidArgument, "VRAM chunks mapped with a system aperture");
+  if (attrs.aperture == Aperture::kPeer && codec_->peer_by_bus_address())
+    return make_error(Errc::kInvalidArgument,
+                      "%s reaches peers by bus address: map peer memory as bus-address chunks",
+                      codec_->name().data());
   return map_raw(va, ChunkList{chunks.data(), nullptr, chunks.size()}, attrs);
 }
 
 Status PageTable::map(GpuVa va, std::span<const AddrRange<BusAddr>> chunks,
                       const PageAttrs& attrs) {
-  if (attrs.aperture != Aperture::kSystem)
+  if (attrs.aperture == Aperture::kVram)
     return make_error(Errc::kInvalidArgument, "bus-address chunks mapped with the VRAM aperture");
+  if (attrs.aperture == Aperture::kPeer && !codec_->peer_by_bus_address())
+    return make_error(Errc::kInvalidArgument,
+                      "%s maps peers through the peer aperture: give offsets in the peer's VRAM "
+                      "(VRAM chunks) and a peer_id",
+                      codec_->name().data());
   return map_raw(va, ChunkList{nullptr, chunks.data(), chunks.size()}, attrs);
+}
+
+void PageTable::changed(GpuVa va, uint64_t size) {
+  const uint64_t lo = va.raw(), hi = va.raw() + size;
+  if (dirty_hi_ > dirty_lo_) {
+    dirty_lo_ = std::min(dirty_lo_, lo);
+    dirty_hi_ = std::max(dirty_hi_, hi);
+  } else {
+    dirty_lo_ = lo;
+    dirty_hi_ = hi;
+  }
+  if (batch_depth_ == 0) flush_invalidations();
+}
+
+void PageTable::flush_invalidations() {
+  if (dirty_hi_ <= dirty_lo_) return;
+  const uint64_t lo = dirty_lo_, hi = dirty_hi_;
+  dirty_lo_ = dirty_hi_ = 0;
+  ++invalidations_;
+  if (hook_) hook_(GpuVa(lo), hi - lo);
+}
+
+void PageTable::end_invalidate_batch() {
+  RG_CHECK(batch_depth_ > 0, "end_invalidate_batch without begin_invalidate_batch");
+  if (--batch_depth_ == 0) flush_invalidations();
 }
 
 Status PageTable::map_raw(GpuVa va, const ChunkList& chunks, const PageAttrs& attrs) {
@@ -326,6 +372,13 @@ Status PageTable::map_raw(GpuVa va, const ChunkList& chunks, const PageAttrs& at
   if (!va.is_aligned(page))
     return make_error(Errc::kInvalidArgument, "map: GPU VA %s is not %s-aligned",
                       va.to_string().c_str(), format_bytes(page).c_str());
+  if (attrs.aperture == Aperture::kPeer ? (attrs.snooped || attrs.peer_id > 7 ||
+                                           (codec_->peer_by_bus_address() && attrs.peer_id != 0))
+                                        : attrs.peer_id != 0)
+    return make_error(Errc::kInvalidArgument,
+                      "map: peer_id %u with the %s aperture (peer pages: peer_id 0..7 on NVIDIA, 0 "
+                      "on AMD, never snooped; other pages: peer_id 0)",
+                      attrs.peer_id, attrs.aperture == Aperture::kPeer ? "peer" : "local/system");
   const uint64_t limit = codec_->phys_limit(attrs.aperture);
   uint64_t total = 0;
   for (size_t k = 0; k < chunks.n; ++k) {
@@ -337,8 +390,10 @@ Status PageTable::map_raw(GpuVa va, const ChunkList& chunks, const PageAttrs& at
       return make_error(Errc::kOutOfRange,
                         "map: chunk [%s, +%s) lies beyond the %s physical limit %s of %s",
                         hex(c.base).c_str(), hex(c.size).c_str(),
-                        attrs.aperture == Aperture::kVram ? "VRAM" : "system", hex(limit).c_str(),
-                        codec_->name().data());
+                        attrs.aperture == Aperture::kVram     ? "VRAM"
+                        : attrs.aperture == Aperture::kSystem ? "system"
+                                                              : "peer",
+                        hex(limit).c_str(), codec_->name().data());
     total = RG_TRY(checked_add(total, c.size));
   }
   if (va < va_base_ || va - va_base_ > va_size() || total > va_size() - (va - va_base_))
@@ -399,7 +454,7 @@ Status PageTable::map_raw(GpuVa va, const ChunkList& chunks, const PageAttrs& at
   m.mem->flush();
   RG_LOG("mmu", 3, "%s: mapped %s at %s (%zu chunks)", codec_->name().data(),
          format_bytes(total).c_str(), va.to_string().c_str(), chunks.n);
-  if (hook_) hook_(va, total);
+  changed(va, total);
   return {};
 }
 
@@ -418,7 +473,7 @@ Status PageTable::unmap(GpuVa va, uint64_t size) {
   m.mem->flush();
   RG_LOG("mmu", 3, "%s: unmapped %s at %s", codec_->name().data(), format_bytes(size).c_str(),
          va.to_string().c_str());
-  if (hook_) hook_(va, size);
+  changed(va, size);
   return {};
 }
 
@@ -511,7 +566,9 @@ Status PageTable::check_invariants() const {
           return bad(where + strformat(" maps misaligned PA %s", hex(d.addr).c_str()));
       } else if (c != kNone) {
         ++live;
-        if (d.kind != DecodedEntry::Kind::kTable || d.addr != m.tables[c].pa.raw())
+        if (d.kind != DecodedEntry::Kind::kTable || d.addr != m.tables[c].pa.raw() ||
+            d.attrs.aperture != m.where.aperture ||
+            (m.where.aperture == Aperture::kSystem && d.attrs.snooped != m.where.snooped))
           return bad(where + " should point to " + m.tables[c].pa.to_string());
         if (!m.tables[c].in_use || m.tables[c].parent != t || m.tables[c].parent_index != i ||
             m.tables[c].level != l + 1)

@@ -260,8 +260,8 @@ struct Tlsf::Impl {
   // Allocates `bytes` at offset `pre` inside free block i; `head_of` is the bin whose list i
   // heads, or kNoBin if that is not known.
   template <unsigned S = 0>
-  [[gnu::always_inline]] inline uint64_t take(uint32_t i, uint32_t head_of, uint64_t pre, uint64_t bytes,
-                                               uint64_t align) {
+  [[gnu::always_inline]] inline uint64_t take(uint32_t i, uint32_t head_of, uint64_t pre,
+                                              uint64_t bytes, uint64_t align) {
     [[maybe_unused]] const unsigned sll = S ? S : this->sll;
     reserve_two();
     Node* N = nodes.data();
@@ -447,8 +447,9 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
     if (pre != UINT64_MAX) return m.template take<S>(m.heads[good], good, pre, bytes, align);
   }
   const uint64_t slack = (align >> m.gshift) - 1;
-  const uint32_t sure_bin =
-      n > std::numeric_limits<uint64_t>::max() - slack ? kNoBin : m.template fit_bin_of<S>(n + slack);
+  const uint32_t sure_bin = n > std::numeric_limits<uint64_t>::max() - slack
+                                ? kNoBin
+                                : m.template fit_bin_of<S>(n + slack);
   if (sure_bin != kNoBin) {
     const uint32_t b = m.template find_bin<S>(sure_bin);
     if (b != kNoBin) {
@@ -586,7 +587,8 @@ Status Tlsf::check_invariants() const {
     if (n.size == 0 || n.size % m.granule != 0)
       return bad(strformat("block %s has size %s", hex(n.addr).c_str(), hex(n.size).c_str()));
     const bool nfree_ = Impl::is_free(n);
-    if (n.prev_free == kDead) return bad(strformat("recycled node in the block list at %s", hex(n.addr).c_str()));
+    if (n.prev_free == kDead)
+      return bad(strformat("recycled node in the block list at %s", hex(n.addr).c_str()));
     if (nfree_ && prev_free)
       return bad(strformat("adjacent free blocks at %s", hex(n.addr).c_str()));
     if (nfree_) {

@@ -202,8 +202,13 @@ TEST(PteCodec, ForeignEntries) {
   auto v2 = make_codec(PageTableFormat::kNvMmuV2);
   uint64_t w[2] = {0x2 /* APERTURE_BIG video */ | (0x55ull << 4), 0};
   EXPECT_EQ(v2->decode(3, w).kind, Kind::kForeign);
-  uint64_t peer[2] = {0x1 | (1 << 1) /* peer aperture */, 0};
-  EXPECT_EQ(v2->decode(4, peer).kind, Kind::kForeign);
+  // A peer-aperture PTE is a leaf in the peer's memory (v2: peer id in ADDRESS_VID_PEER 35:33).
+  uint64_t peer[2] = {0x1 | (1 << 1) /* peer aperture */ | (0x55ull << 8) | (6ull << 33), 0};
+  const DecodedEntry d = v2->decode(4, peer);
+  EXPECT_EQ(d.kind, Kind::kLeaf);
+  EXPECT_EQ(d.attrs.aperture, Aperture::kPeer);
+  EXPECT_EQ(d.attrs.peer_id, 6);
+  EXPECT_EQ(d.addr, 0x55000u);
 }
 
 }  // namespace
