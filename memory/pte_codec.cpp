@@ -179,6 +179,11 @@ constexpr unsigned kV3KindShift = 8;          // NV_MMU_VER3_PTE_KIND 11:8
 constexpr uint64_t kV3AddrMask = 0x000FFFFFFFFFF000ull;  // NV_MMU_VER3_PTE_ADDRESS 51:12, in place
 constexpr unsigned kV3VidBits = 40;                      // NV_MMU_VER3_PTE_ADDRESS_VID 39:12
 constexpr unsigned kV3PeerIdShift = 61;                  // NV_MMU_VER3_PTE_PEER_ID 63:61
+// The dual PDE's big-page half is the lower qword: APERTURE_BIG 2:1, VOL_BIG 3 (v2) / PCF_BIG
+// 5:3 (v3), ADDRESS_BIG (v2: 32:4 video, 53:4 system, v3: 51:8) holding the table address >> 8
+// (ADDRESS_BIG_SHIFT 8), i.e. in place on v3 and shifted right by 4 bits on v2.
+constexpr unsigned kBigAddrShiftV2 = 4;
+constexpr unsigned kBigPageShift = 16;  // 64 KiB big pages (UVM's default big-page size)
 // The dual PDE's small-page half is the upper qword: APERTURE_SMALL 66:65, VOL_SMALL 67:67 (v2),
 // PCF_SMALL 69:67 (v3), ADDRESS_SMALL 117:72 (v2, PA >> 12) / 115:76 (v3, in place). In the
 // upper word these are the same positions as in a single PDE, shifted by 64.
@@ -216,6 +221,47 @@ class NvCodec final : public PteCodec {
   }
 
   bool dual(unsigned level) const { return levels()[level].entry_bytes == 16; }
+
+  unsigned big_page_shift() const override { return kBigPageShift; }
+
+  void encode_big_table(unsigned level, uint64_t child, const TableLocation& where,
+                        uint64_t* out) const override {
+    RG_ASSERT(dual(level) && (child & (v3_ ? 0xff : 0xfff)) == 0 &&
+              where.aperture != Aperture::kPeer);
+    const uint64_t ap = where.aperture == Aperture::kVram
+                            ? kPdeApVideo
+                            : (where.snooped ? kPdeApSysCoherent : kPdeApSysNonCoherent);
+    uint64_t e = ap << kApertureShift;
+    if (v3_)
+      e |= (kV3PdePcfCachedNoAts << kV3PcfShift) | (child & 0x000FFFFFFFFFFF00ull);
+    else
+      e |= (uint64_t{1} << kV2NoAts) | ((child >> 8) << kBigAddrShiftV2);
+    out[0] = e;
+  }
+
+  DecodedEntry decode_big_table(unsigned level, const uint64_t* w) const override {
+    DecodedEntry d;
+    if (!dual(level) || (w[0] & kValid)) return d;  // a 2 MiB PTE is not a dual PDE
+    const uint64_t ap = extract_bits(w[0], kApertureShift, 2);
+    if (ap == 0) return d;
+    d.kind = DecodedEntry::Kind::kTable;
+    // v2: ADDRESS_BIG_SYS 53:4 overlaps NO_ATS 5:5 (tu102 dev_mmu.h); rawgpu keeps big-page
+    // tables 4 KiB aligned, so the field's low four bits (address bits 11:8) are zero and bit 5
+    // is NO_ATS alone.
+    d.addr = v3_ ? (w[0] & 0x000FFFFFFFFFFF00ull)
+                 : (extract_bits(w[0], kBigAddrShiftV2, kV2AddrBits + 4) << 8) & ~uint64_t{0xfff};
+    d.attrs.aperture = ap == kPdeApVideo ? Aperture::kVram : Aperture::kSystem;
+    d.attrs.snooped = ap == kPdeApSysCoherent;
+    return d;
+  }
+
+  void encode_big_leaves(uint64_t pa, uint64_t count, const PageAttrs& attrs,
+                         uint64_t* out) const override {
+    const uint64_t span = uint64_t{1} << kBigPageShift;
+    RG_ASSERT((pa & (span - 1)) == 0 && pa + count * span <= phys_limit(attrs.aperture));
+    const uint64_t flags = pte_flags(attrs);
+    for (uint64_t i = 0; i < count; ++i) out[i] = flags | pte_addr(pa + i * span);
+  }
 
   // A single-qword PDE pointing to a table in VRAM or system memory (ADDRESS_VID and
   // ADDRESS_SYS share their low end: v2 bit 8 holding PA >> 12, v3 bit 12 in place).
@@ -326,10 +372,8 @@ class NvCodec final : public PteCodec {
     if (dual(level)) {
       const uint64_t small_ap = extract_bits(w[1], kApertureShift, 2);
       const uint64_t big_ap = extract_bits(w[0], kApertureShift, 2);
-      if (small_ap == 0) {
-        if (big_ap != 0) d.kind = DecodedEntry::Kind::kForeign;
-        return d;
-      }
+      (void)big_ap;  // the big-page half: decode_big_table
+      if (small_ap == 0) return d;
       table_entry(small_ap, w[1], d);
       return d;
     }

@@ -38,6 +38,9 @@ struct MemoryManagerConfig {
   // tables are then written through `table_memory` and their pages come from `table_pages`.
   TablePageSource* table_pages = nullptr;
   PhysicalMemory* table_memory = nullptr;
+  // NVIDIA: map with 64 KiB big pages (PageTable::enable_big_pages) and let valloc take 64 KiB
+  // chunks. Ignored by formats without big pages.
+  bool big_pages = false;
 };
 
 // A virtual allocation: one VA range backed by physical chunks in order.

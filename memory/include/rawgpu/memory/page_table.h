@@ -105,6 +105,15 @@ class PageTable {
   // How many times the hook has run (tests, statistics).
   uint64_t invalidations() const { return invalidations_; }
 
+  // NVIDIA big pages (64 KiB leaves in the big-page table of a dual PDE0 entry): off by default,
+  // so 64 KiB-aligned runs keep being mapped (and unmappable) page by page. When on, map() uses
+  // a 64 KiB leaf wherever VA and PA are 64 KiB aligned and the chunk covers 64 KiB (as for
+  // huge pages, unmap can then not cut such a page). A dual PDE may point to a small-page table
+  // and a big-page table at once; a 64 KiB block is mapped by one of them only. MappedPage
+  // level of a big page: codec().last_level() + 1. Errors: kUnsupported without big pages.
+  Status enable_big_pages(bool on = true);
+  bool big_pages() const;
+
   const PteCodec& codec() const { return *codec_; }
   VramAddr root() const;
   GpuVa va_base() const { return va_base_; }

@@ -115,6 +115,31 @@ class PteCodec {
              name().data());
     encode_table(level, VramAddr(child), out);
   }
+  // NVIDIA big pages ("64 KiB small pages"): the dual PDE at the level above the last (PDE0) has
+  // a second half pointing to a big-page table of 2^(shift(PDE0) - big_page_shift()) 8-byte
+  // PTEs (32 for 64 KiB pages under a 2 MiB PDE0 entry), in the PTE format of the last level.
+  // 0 when the format has none (AMD).
+  virtual unsigned big_page_shift() const { return 0; }
+  // Writes the big-page half (word 0) of the dual PDE at `level` pointing to a big-page table at
+  // `child` (256-byte aligned) in `where`. Word 1 (the small-page half) is left alone.
+  virtual void encode_big_table(unsigned level, uint64_t child, const TableLocation& where,
+                                uint64_t* out) const {
+    (void)level, (void)child, (void)where, (void)out;
+    RG_CHECK(false, "%s has no big pages", name().data());
+  }
+  // The big-page half of a dual PDE: kTable (with where the table is) or kInvalid.
+  virtual DecodedEntry decode_big_table(unsigned level, const uint64_t* words) const {
+    (void)level, (void)words;
+    return {};
+  }
+  // `count` big-page PTEs mapping pa, pa + 2^big_page_shift(), ... (decode them with
+  // decode(last_level(), ...)).
+  virtual void encode_big_leaves(uint64_t pa, uint64_t count, const PageAttrs& attrs,
+                                 uint64_t* out) const {
+    (void)pa, (void)count, (void)attrs, (void)out;
+    RG_CHECK(false, "%s has no big pages", name().data());
+  }
+
   // Whether kPeer pages are given by bus address (AMD: a peer BAR through the system aperture)
   // rather than by an offset into the peer's VRAM (NVIDIA peer aperture).
   virtual bool peer_by_bus_address() const { return false; }
