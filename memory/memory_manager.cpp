@@ -30,6 +30,9 @@ Result<std::unique_ptr<MemoryManager>> MemoryManager::create(
                       format_bytes(c.vram_size).c_str(), format_bytes(c.boot_size).c_str(),
                       format_bytes(c.ptable_size).c_str(), format_bytes(c.reserved).c_str(),
                       format_bytes(memory.size()).c_str());
+  if ((c.table_pages == nullptr) != (c.table_memory == nullptr))
+    return make_error(Errc::kInvalidArgument,
+                      "memory manager: table_pages and table_memory must be given together");
   std::unique_ptr<MemoryManager> mm(new MemoryManager());
   mm->mem_ = &memory;
   mm->va_ = &va_allocator;
@@ -46,13 +49,18 @@ Result<std::unique_ptr<MemoryManager>> MemoryManager::create(
   // valloc chunk sizes: every power of two down to a page where fragments make them useful
   // (AMD), otherwise only the leaf spans (NV: 512 MiB, 2 MiB, 4 KiB).
   const bool frag = codec->has_fragment();
+  const uint64_t big_span =
+      c.big_pages && codec->big_page_shift() != 0 ? uint64_t{1} << codec->big_page_shift() : 0;
   for (uint64_t s = mm->max_leaf_span_; s >= kPage; s >>= 1) {
     bool is_leaf = false;
     for (const LevelInfo& l : codec->levels()) is_leaf |= l.leaf && l.span() == s;
-    if (frag || is_leaf) mm->chunk_sizes_.push_back(s);
+    if (frag || is_leaf || s == big_span) mm->chunk_sizes_.push_back(s);
   }
-  mm->pt_ = RG_TRY_CTX(PageTable::create(std::move(codec), memory, *mm, c.va_base),
+  PhysicalMemory& table_memory = c.table_memory ? *c.table_memory : memory;
+  TablePageSource& table_pages = c.table_pages ? *c.table_pages : *mm;
+  mm->pt_ = RG_TRY_CTX(PageTable::create(std::move(codec), table_memory, table_pages, c.va_base),
                        "while creating the %s page table", format_name(c.format).data());
+  if (big_span != 0) RG_TRY(mm->pt_->enable_big_pages());
   mm->booting_ = c.booting;
   return mm;
 }

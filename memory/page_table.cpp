@@ -65,13 +65,22 @@ struct PageTable::Impl {
     uint32_t live = 0;            // leaves + child tables
     std::vector<uint32_t> child;  // per entry: child table or kNone (levels above the last)
     std::vector<uint64_t> leaf;   // bitmap of leaf entries
+    // Dual-PDE level with big pages: per entry the big-page table (the PDE's other half).
+    std::vector<uint32_t> big_child;
+    bool is_big = false;  // a big-page table (its parent entry's big half points here)
   };
 
   const PteCodec* codec = nullptr;
   PhysicalMemory* mem = nullptr;
   TablePageSource* pages = nullptr;
+  TableLocation where;  // where every table page lives
   std::vector<LevelInfo> lv;
   unsigned last = 0;
+  // NVIDIA big pages: `big` is the pseudo level of big-page tables (last + 1, appended to lv),
+  // hanging off the dual PDEs of `dual`; 0 when the format has none. use_big: map with them.
+  unsigned big = 0;
+  unsigned dual = 0;
+  bool use_big = false;
   std::vector<Table> tables;
   std::vector<uint32_t> spare;
   // Walk cache: the table at each level for the region last descended into.
@@ -81,6 +90,25 @@ struct PageTable::Impl {
   std::vector<uint32_t> created;  // tables created by the map in progress (for rollback)
 
   unsigned ewords(unsigned l) const { return lv[l].entry_bytes / 8; }
+  bool bottom(unsigned l) const { return l >= last; }  // only leaves below: PT or big-page table
+  bool has_big(const Table& tb, uint64_t i) const {
+    return !tb.big_child.empty() && tb.big_child[i] != kNone;
+  }
+  // Decodes an entry of a level-l table (big-page tables hold last-level PTEs).
+  DecodedEntry decode_at(unsigned l, const uint64_t* w) const {
+    return codec->decode(big != 0 && l == big ? last : l, w);
+  }
+  // Rewrites both halves of dual PDE i of table t from the shadow.
+  void write_dual(uint32_t t, uint64_t i) {
+    Table& tb = tables[t];
+    uint64_t w[2] = {0, 0};
+    if (tb.child[i] != kNone)
+      codec->encode_table_in(tb.level, tables[tb.child[i]].pa.raw(), where, w);
+    if (tb.big_child[i] != kNone)
+      codec->encode_big_table(tb.level, tables[tb.big_child[i]].pa.raw(), where, w);
+    tb.words[2 * i] = w[0];
+    tb.words[2 * i + 1] = w[1];
+  }
   uint64_t index(unsigned l, uint64_t va) const {
     return (va >> lv[l].shift) & (uint64_t{lv[l].entries} - 1);
   }
@@ -97,6 +125,13 @@ struct PageTable::Impl {
     const VramAddr page = RG_TRY(pages->alloc_table_page());
     RG_CHECK(page.is_aligned(kTablePage), "table page %s is not 4 KiB aligned",
              page.to_string().c_str());
+    if (page.raw() >= codec->phys_limit(where.aperture)) {
+      pages->free_table_page(page);
+      return make_error(Errc::kOutOfRange,
+                        "table page %s lies beyond what a %s PDE can address (%s)",
+                        page.to_string().c_str(), codec->name().data(),
+                        hex(codec->phys_limit(where.aperture)).c_str());
+    }
     uint32_t t;
     if (!spare.empty()) {
       t = spare.back();
@@ -118,29 +153,46 @@ struct PageTable::Impl {
       tb.child.assign(n, kNone);
     else
       tb.child.clear();
+    if (big != 0 && level == dual)
+      tb.big_child.assign(n, kNone);
+    else
+      tb.big_child.clear();
+    tb.is_big = big != 0 && level == big;
     tb.leaf.assign((n + 63) / 64, 0);
     return t;
   }
 
-  // Frees table t (empty) and clears its entry in the parent.
+  // Frees table t (empty) and clears its entry (or its half of a dual entry) in the parent.
   void free_table(uint32_t t) {
     Table& tb = tables[t];
     RG_ASSERT(tb.in_use && tb.live == 0 && tb.parent != kNone);
-    Table& p = tables[tb.parent];
-    const unsigned ew = ewords(p.level);
-    for (unsigned w = 0; w < ew; ++w) p.words[tb.parent_index * ew + w] = 0;
-    p.child[tb.parent_index] = kNone;
+    const uint32_t pt = tb.parent, pi = tb.parent_index;
+    Table& p = tables[pt];
+    if (tb.is_big)
+      p.big_child[pi] = kNone;
+    else
+      p.child[pi] = kNone;
+    if (!p.big_child.empty()) {
+      write_dual(pt, pi);
+    } else {
+      const unsigned ew = ewords(p.level);
+      for (unsigned w = 0; w < ew; ++w) p.words[pi * ew + w] = 0;
+    }
     --p.live;
     pages->free_table_page(tb.pa);
     tb.in_use = false;
+    tb.is_big = false;
     tb.child.clear();
     tb.child.shrink_to_fit();
+    tb.big_child.clear();
+    tb.big_child.shrink_to_fit();
     spare.push_back(t);
     drop_cache();
   }
 
   // The level-`level` table covering va, creating missing tables on the way.
   Result<uint32_t> table_for(unsigned level, uint64_t va) {
+    if (big != 0 && level == big) return big_table_for(va);
     unsigned l = level;
     while (l > 0 && !(path_ok[l] && path_key[l] == key(l, va))) --l;
     uint32_t t = l == 0 ? 0 : path[l];
@@ -155,8 +207,11 @@ struct PageTable::Impl {
         Table& ctb = tables[c];
         ctb.parent = t;
         ctb.parent_index = static_cast<uint32_t>(i);
-        codec->encode_table(l, ctb.pa, ptb.words + i * ewords(l));
         ptb.child[i] = c;
+        if (!ptb.big_child.empty())
+          write_dual(t, i);
+        else
+          codec->encode_table_in(l, ctb.pa.raw(), where, ptb.words + i * ewords(l));
         ++ptb.live;
         created.push_back(c);
       }
@@ -168,6 +223,30 @@ struct PageTable::Impl {
     return t;
   }
 
+  // The big-page table covering va, creating it (and the tables above) when missing.
+  Result<uint32_t> big_table_for(uint64_t va) {
+    if (path_ok[big] && path_key[big] == key(big, va)) return path[big];
+    const uint32_t d = RG_TRY(table_for(dual, va));
+    const uint64_t i = index(dual, va);
+    uint32_t c = tables[d].big_child[i];
+    if (c == kNone) {
+      RG_CHECK(!test_bit(tables[d].leaf, i), "big-page table under a 2 MiB leaf");
+      c = RG_TRY(new_table(big));
+      Table& ptb = tables[d];
+      Table& ctb = tables[c];
+      ctb.parent = d;
+      ctb.parent_index = static_cast<uint32_t>(i);
+      ptb.big_child[i] = c;
+      ++ptb.live;
+      write_dual(d, i);
+      created.push_back(c);
+    }
+    path[big] = c;
+    path_key[big] = key(big, va);
+    path_ok[big] = true;
+    return c;
+  }
+
   // First mapped VA in [lo, hi) under table t, or UINT64_MAX.
   uint64_t first_mapped(uint32_t t, uint64_t lo, uint64_t hi) const {
     const Table& tb = tables[t];
@@ -175,7 +254,7 @@ struct PageTable::Impl {
     const unsigned l = tb.level;
     const uint64_t span = lv[l].span();
     const uint64_t i0 = index(l, lo), i1 = index(l, hi - 1) + 1;
-    if (l == last) {
+    if (bottom(l)) {
       if (!any_bits(tb.leaf, i0, i1)) return UINT64_MAX;
       for (uint64_t i = i0; i < i1; ++i)
         if (test_bit(tb.leaf, i))
@@ -186,10 +265,11 @@ struct PageTable::Impl {
     for (uint64_t i = i0; i < i1; ++i) {
       const uint64_t eb = region + i * span, ee = eb + span;
       if (test_bit(tb.leaf, i)) return std::max(lo, eb);
-      if (tb.child[i] != kNone) {
-        const uint64_t r = first_mapped(tb.child[i], std::max(lo, eb), std::min(hi, ee));
-        if (r != UINT64_MAX) return r;
-      }
+      uint64_t r = UINT64_MAX;
+      if (tb.child[i] != kNone) r = first_mapped(tb.child[i], std::max(lo, eb), std::min(hi, ee));
+      if (has_big(tb, i))
+        r = std::min(r, first_mapped(tb.big_child[i], std::max(lo, eb), std::min(hi, ee)));
+      if (r != UINT64_MAX) return r;
     }
     return UINT64_MAX;
   }
@@ -202,7 +282,7 @@ struct PageTable::Impl {
     const uint64_t region = l == 0 ? 0 : lo & ~(span * lv[l].entries - 1);
     const uint64_t i0 = index(l, lo), i1 = index(l, hi - 1) + 1;
     // Last level: every entry is one page inside [lo, hi); only presence matters.
-    if (l == last && all_bits(tb.leaf, i0, i1)) return {};
+    if (bottom(l) && all_bits(tb.leaf, i0, i1)) return {};
     for (uint64_t i = i0; i < i1; ++i) {
       const uint64_t eb = region + i * span, ee = eb + span;
       if (test_bit(tb.leaf, i)) {
@@ -211,6 +291,8 @@ struct PageTable::Impl {
                             "unmap of [%s, %s) would split the %s page at %s",
                             hex(base + lo).c_str(), hex(base + hi).c_str(),
                             format_bytes(span).c_str(), hex(base + eb).c_str());
+      } else if (has_big(tb, i)) {
+        RG_TRY(check_dual(t, i, std::max(lo, eb), std::min(hi, ee), base));
       } else if (l < last && tb.child[i] != kNone) {
         RG_TRY(check_unmappable(tb.child[i], std::max(lo, eb), std::min(hi, ee), base));
       } else {
@@ -221,6 +303,51 @@ struct PageTable::Impl {
     return {};
   }
 
+  // check_unmappable for [lo, hi) inside dual entry i of t, which has a big-page table: each
+  // 64 KiB block is a big page (that must lie inside the range) or goes to the small table.
+  Status check_dual(uint32_t t, uint64_t i, uint64_t lo, uint64_t hi, uint64_t base) const {
+    const Table& tb = tables[t];
+    const uint32_t small = tb.child[i];
+    const Table& bt = tables[tb.big_child[i]];
+    const uint64_t bs = lv[big].span();
+    for (uint64_t b = lo & ~(bs - 1); b < hi; b += bs) {
+      const uint64_t blo = std::max(lo, b), bhi = std::min(hi, b + bs);
+      if (test_bit(bt.leaf, index(big, b))) {
+        if (b < lo || b + bs > hi)
+          return make_error(Errc::kInvalidArgument,
+                            "unmap of [%s, %s) would split the %s page at %s",
+                            hex(base + lo).c_str(), hex(base + hi).c_str(),
+                            format_bytes(bs).c_str(), hex(base + b).c_str());
+      } else if (small != kNone) {
+        RG_TRY(check_unmappable(small, blo, bhi, base));
+      } else {
+        return make_error(Errc::kNotFound, "unmap: GPU VA %s is not mapped",
+                          hex(base + blo).c_str());
+      }
+    }
+    return {};
+  }
+
+  // clear() for [lo, hi) inside dual entry i of t (checked by check_dual); frees the halves'
+  // tables that become empty.
+  void clear_dual(uint32_t t, uint64_t i, uint64_t lo, uint64_t hi) {
+    const uint32_t small = tables[t].child[i], bigt = tables[t].big_child[i];
+    const uint64_t bs = lv[big].span();
+    for (uint64_t b = lo & ~(bs - 1); b < hi; b += bs) {
+      Table& bt = tables[bigt];
+      const uint64_t bi = index(big, b);
+      if (test_bit(bt.leaf, bi)) {
+        bt.words[bi] = 0;
+        bt.leaf[bi / 64] &= ~(uint64_t{1} << (bi % 64));
+        --bt.live;
+      } else {
+        clear(small, std::max(lo, b), std::min(hi, b + bs));
+      }
+    }
+    if (small != kNone && tables[small].live == 0) free_table(small);
+    if (tables[bigt].live == 0) free_table(bigt);
+  }
+
   // Clears every leaf in [lo, hi) under t and frees tables that become empty (not t itself).
   void clear(uint32_t t, uint64_t lo, uint64_t hi) {
     const unsigned l = tables[t].level;
@@ -228,7 +355,7 @@ struct PageTable::Impl {
     const uint64_t region = l == 0 ? 0 : lo & ~(span * lv[l].entries - 1);
     const uint64_t i0 = index(l, lo), i1 = index(l, hi - 1) + 1;
     const unsigned ew = ewords(l);
-    if (l == last) {  // only leaves here, all present (checked before)
+    if (bottom(l)) {  // only leaves here, all present (checked before)
       Table& tb = tables[t];
       std::fill(tb.words + i0 * ew, tb.words + i1 * ew, uint64_t{0});
       set_bits_range(tb.leaf, i0, i1, false);
@@ -242,10 +369,44 @@ struct PageTable::Impl {
         for (unsigned w = 0; w < ew; ++w) tb.words[i * ew + w] = 0;
         tb.leaf[i / 64] &= ~(uint64_t{1} << (i % 64));
         --tb.live;
+      } else if (has_big(tb, i)) {
+        clear_dual(t, i, std::max(lo, eb), std::min(hi, ee));
       } else if (l < last && tb.child[i] != kNone) {
         const uint32_t c = tb.child[i];
         clear(c, std::max(lo, eb), std::min(hi, ee));
         if (tables[c].live == 0) free_table(c);
+      }
+    }
+  }
+
+  // inspect() of dual entry i whose big half (db, decoded from memory) points to a big-page
+  // table: 64 KiB blocks in VA order, each a big page or whatever the small table maps there.
+  void inspect_dual(uint32_t t, uint64_t i, const DecodedEntry& d, const DecodedEntry& db,
+                    uint64_t lo, uint64_t hi, uint64_t base,
+                    FunctionRef<void(const MappedPage&)> visit) const {
+    const Table& tb = tables[t];
+    const uint32_t bc = tb.big_child.empty() ? kNone : tb.big_child[i];
+    if (bc == kNone || tables[bc].pa.raw() != db.addr) return;  // not a table rawgpu wrote
+    const Table& bt = tables[bc];
+    const uint32_t small = tb.child[i];
+    const bool small_ok =
+        d.kind == DecodedEntry::Kind::kTable && small != kNone && tables[small].pa.raw() == d.addr;
+    const uint64_t bs = lv[big].span();
+    for (uint64_t b = lo & ~(bs - 1); b < hi; b += bs) {
+      const uint64_t bi = index(big, b);
+      const DecodedEntry e = codec->decode(last, bt.words + bi);
+      if (e.kind == DecodedEntry::Kind::kLeaf) {
+        MappedPage m;
+        m.va = GpuVa(base + b);
+        m.size = bs;
+        m.level = big;
+        m.pa = e.addr;
+        m.attrs = e.attrs;
+        m.table = bt.pa;
+        m.index = static_cast<unsigned>(bi);
+        visit(m);
+      } else if (small_ok) {
+        inspect(small, std::max(lo, b), std::min(hi, b + bs), base, visit);
       }
     }
   }
@@ -260,6 +421,13 @@ struct PageTable::Impl {
     for (uint64_t i = i0; i < i1; ++i) {
       const uint64_t eb = region + i * span, ee = eb + span;
       const DecodedEntry d = codec->decode(l, tb.words + i * ewords(l));
+      if (big != 0 && l == dual && d.kind != DecodedEntry::Kind::kLeaf) {
+        const DecodedEntry db = codec->decode_big_table(l, tb.words + i * 2);
+        if (db.kind == DecodedEntry::Kind::kTable) {
+          inspect_dual(t, i, d, db, std::max(lo, eb), std::min(hi, ee), base, visit);
+          continue;
+        }
+      }
       if (d.kind == DecodedEntry::Kind::kLeaf) {
         MappedPage m;
         m.va = GpuVa(base + eb);
@@ -297,26 +465,82 @@ Result<std::unique_ptr<PageTable>> PageTable::create(std::unique_ptr<PteCodec> c
   impl->mem = &memory;
   impl->pages = &pages;
   impl->lv.assign(codec->levels().begin(), codec->levels().end());
+  impl->where = pages.table_location();
+  if (impl->where.aperture == Aperture::kPeer)
+    return make_error(Errc::kInvalidArgument,
+                      "page tables cannot live in a peer's memory (VRAM or system memory only)");
   impl->last = codec->last_level();
+  if (const unsigned bs = codec->big_page_shift(); bs != 0) {
+    impl->dual = impl->last - 1;
+    const LevelInfo& d = impl->lv[impl->dual];
+    RG_CHECK(d.entry_bytes == 16 && d.shift > bs && d.shift - bs <= 9);
+    impl->big = impl->last + 1;
+    impl->lv.push_back(
+        {"PT-BIG", static_cast<uint8_t>(bs), static_cast<uint16_t>(1u << (d.shift - bs)), 8, true});
+    RG_CHECK(impl->lv.size() <= kMaxLevels);
+  }
   const uint32_t root = RG_TRY_CTX(impl->new_table(0), "while allocating the root page table");
   RG_CHECK(root == 0);
   return std::unique_ptr<PageTable>(new PageTable(std::move(impl), std::move(codec), va_base));
 }
 
+Status PageTable::enable_big_pages(bool on) {
+  if (impl_->big == 0)
+    return make_error(Errc::kUnsupported, "%s has no big (64 KiB) pages", codec_->name().data());
+  impl_->use_big = on;
+  return {};
+}
+
+bool PageTable::big_pages() const { return impl_->use_big; }
+
 VramAddr PageTable::root() const { return impl_->tables[0].pa; }
 
 Status PageTable::map(GpuVa va, std::span<const AddrRange<VramAddr>> chunks,
                       const PageAttrs& attrs) {
-  if (attrs.aperture != Aperture::kVram)
+  if (attrs.aperture == Aperture::kSystem)
     return make_error(Errc::kInvalidArgument, "VRAM chunks mapped with a system aperture");
+  if (attrs.aperture == Aperture::kPeer && codec_->peer_by_bus_address())
+    return make_error(Errc::kInvalidArgument,
+                      "%s reaches peers by bus address: map peer memory as bus-address chunks",
+                      codec_->name().data());
   return map_raw(va, ChunkList{chunks.data(), nullptr, chunks.size()}, attrs);
 }
 
 Status PageTable::map(GpuVa va, std::span<const AddrRange<BusAddr>> chunks,
                       const PageAttrs& attrs) {
-  if (attrs.aperture != Aperture::kSystem)
+  if (attrs.aperture == Aperture::kVram)
     return make_error(Errc::kInvalidArgument, "bus-address chunks mapped with the VRAM aperture");
+  if (attrs.aperture == Aperture::kPeer && !codec_->peer_by_bus_address())
+    return make_error(Errc::kInvalidArgument,
+                      "%s maps peers through the peer aperture: give offsets in the peer's VRAM "
+                      "(VRAM chunks) and a peer_id",
+                      codec_->name().data());
   return map_raw(va, ChunkList{nullptr, chunks.data(), chunks.size()}, attrs);
+}
+
+void PageTable::changed(GpuVa va, uint64_t size) {
+  const uint64_t lo = va.raw(), hi = va.raw() + size;
+  if (dirty_hi_ > dirty_lo_) {
+    dirty_lo_ = std::min(dirty_lo_, lo);
+    dirty_hi_ = std::max(dirty_hi_, hi);
+  } else {
+    dirty_lo_ = lo;
+    dirty_hi_ = hi;
+  }
+  if (batch_depth_ == 0) flush_invalidations();
+}
+
+void PageTable::flush_invalidations() {
+  if (dirty_hi_ <= dirty_lo_) return;
+  const uint64_t lo = dirty_lo_, hi = dirty_hi_;
+  dirty_lo_ = dirty_hi_ = 0;
+  ++invalidations_;
+  if (hook_) hook_(GpuVa(lo), hi - lo);
+}
+
+void PageTable::end_invalidate_batch() {
+  RG_CHECK(batch_depth_ > 0, "end_invalidate_batch without begin_invalidate_batch");
+  if (--batch_depth_ == 0) flush_invalidations();
 }
 
 Status PageTable::map_raw(GpuVa va, const ChunkList& chunks, const PageAttrs& attrs) {
@@ -326,6 +550,13 @@ Status PageTable::map_raw(GpuVa va, const ChunkList& chunks, const PageAttrs& at
   if (!va.is_aligned(page))
     return make_error(Errc::kInvalidArgument, "map: GPU VA %s is not %s-aligned",
                       va.to_string().c_str(), format_bytes(page).c_str());
+  if (attrs.aperture == Aperture::kPeer ? (attrs.snooped || attrs.peer_id > 7 ||
+                                           (codec_->peer_by_bus_address() && attrs.peer_id != 0))
+                                        : attrs.peer_id != 0)
+    return make_error(Errc::kInvalidArgument,
+                      "map: peer_id %u with the %s aperture (peer pages: peer_id 0..7 on NVIDIA, 0 "
+                      "on AMD, never snooped; other pages: peer_id 0)",
+                      attrs.peer_id, attrs.aperture == Aperture::kPeer ? "peer" : "local/system");
   const uint64_t limit = codec_->phys_limit(attrs.aperture);
   uint64_t total = 0;
   for (size_t k = 0; k < chunks.n; ++k) {
@@ -337,8 +568,10 @@ Status PageTable::map_raw(GpuVa va, const ChunkList& chunks, const PageAttrs& at
       return make_error(Errc::kOutOfRange,
                         "map: chunk [%s, +%s) lies beyond the %s physical limit %s of %s",
                         hex(c.base).c_str(), hex(c.size).c_str(),
-                        attrs.aperture == Aperture::kVram ? "VRAM" : "system", hex(limit).c_str(),
-                        codec_->name().data());
+                        attrs.aperture == Aperture::kVram     ? "VRAM"
+                        : attrs.aperture == Aperture::kSystem ? "system"
+                                                              : "peer",
+                        hex(limit).c_str(), codec_->name().data());
     total = RG_TRY(checked_add(total, c.size));
   }
   if (va < va_base_ || va - va_base_ > va_size() || total > va_size() - (va - va_base_))
@@ -366,6 +599,10 @@ Status PageTable::map_raw(GpuVa va, const ChunkList& chunks, const PageAttrs& at
           break;
         }
       }
+      if (level == m.last && m.use_big) {
+        const uint64_t s = m.lv[m.big].span();
+        if (((cur | pa) & (s - 1)) == 0 && left >= s) level = m.big;
+      }
       auto t = m.table_for(level, cur);
       if (!t.ok()) {
         // Roll back: clear what this call mapped, then free the tables it created.
@@ -387,7 +624,10 @@ Status PageTable::map_raw(GpuVa va, const ChunkList& chunks, const PageAttrs& at
         const unsigned a = std::min({ctz_or(cur, 63), ctz_or(pa, 63), ctz_or(run, 63)});
         f = std::min(a - 12, 31u);
       }
-      codec_->encode_leaves(level, pa, count, attrs, f, tb.words + i * m.ewords(level));
+      if (level == m.big && m.big != 0)
+        codec_->encode_big_leaves(pa, count, attrs, tb.words + i);
+      else
+        codec_->encode_leaves(level, pa, count, attrs, f, tb.words + i * m.ewords(level));
       set_bits_range(tb.leaf, i, i + count, true);
       tb.live += static_cast<uint32_t>(count);
       cur += count * s;
@@ -399,7 +639,7 @@ Status PageTable::map_raw(GpuVa va, const ChunkList& chunks, const PageAttrs& at
   m.mem->flush();
   RG_LOG("mmu", 3, "%s: mapped %s at %s (%zu chunks)", codec_->name().data(),
          format_bytes(total).c_str(), va.to_string().c_str(), chunks.n);
-  if (hook_) hook_(va, total);
+  changed(va, total);
   return {};
 }
 
@@ -418,7 +658,7 @@ Status PageTable::unmap(GpuVa va, uint64_t size) {
   m.mem->flush();
   RG_LOG("mmu", 3, "%s: unmapped %s at %s", codec_->name().data(), format_bytes(size).c_str(),
          va.to_string().c_str());
-  if (hook_) hook_(va, size);
+  changed(va, size);
   return {};
 }
 
@@ -444,6 +684,32 @@ Result<MappedPage> PageTable::translate(GpuVa va) const {
     const uint64_t i = m.index(l, rel);
     const uint64_t* w = m.mem->words(table + i * m.lv[l].entry_bytes, m.lv[l].entry_bytes);
     const DecodedEntry d = codec_->decode(l, w);
+    if (m.big != 0 && l == m.dual && d.kind != DecodedEntry::Kind::kLeaf) {
+      // Dual PDE: the small-page PTE decides if it is valid, else the big-page PTE (a 64 KiB
+      // block is never mapped by both: check_invariants).
+      const DecodedEntry db = codec_->decode_big_table(l, w);
+      for (unsigned half = 0; half < 2; ++half) {
+        const DecodedEntry& h = half == 0 ? d : db;
+        if (h.kind != DecodedEntry::Kind::kTable) continue;
+        const unsigned hl = half == 0 ? m.last : m.big;
+        const uint64_t hi = m.index(hl, rel);
+        const VramAddr ht(h.addr);
+        const DecodedEntry e = codec_->decode(m.last, m.mem->words(ht + hi * 8, 8));
+        if (e.kind != DecodedEntry::Kind::kLeaf) continue;
+        MappedPage p;
+        p.size = m.lv[hl].span();
+        p.va = GpuVa(va.raw() & ~(p.size - 1));
+        p.level = hl;
+        p.pa = e.addr;
+        p.attrs = e.attrs;
+        p.table = ht;
+        p.index = static_cast<unsigned>(hi);
+        return p;
+      }
+      return make_error(Errc::kNotFound, "translate: %s is not mapped (%s entry %llu at %s)",
+                        va.to_string().c_str(), m.lv[l].name, static_cast<unsigned long long>(i),
+                        table.to_string().c_str());
+    }
     if (d.kind == DecodedEntry::Kind::kLeaf) {
       MappedPage p;
       p.size = m.lv[l].span();
@@ -497,28 +763,54 @@ Status PageTable::check_invariants() const {
     const unsigned l = tb.level;
     uint32_t live = 0;
     for (uint64_t i = 0; i < m.lv[l].entries; ++i) {
-      const DecodedEntry d = m.codec->decode(l, tb.words + i * m.ewords(l));
+      const DecodedEntry d = m.decode_at(l, tb.words + i * m.ewords(l));
       const bool is_leaf = test_bit(tb.leaf, i);
       const uint32_t c = l < m.last ? tb.child[i] : kNone;
-      const std::string where =
-          strformat("%s table %s entry %llu", m.lv[l].name, tb.pa.to_string().c_str(),
-                    static_cast<unsigned long long>(i));
-      if (is_leaf && c != kNone) return bad(where + " is both a leaf and a table");
+      const uint32_t bc = m.has_big(tb, i) ? tb.big_child[i] : kNone;
+      // Built only when a violation is reported (this runs for every entry of every table).
+      auto where = [&] {
+        return strformat("%s table %s entry %llu", m.lv[l].name, tb.pa.to_string().c_str(),
+                         static_cast<unsigned long long>(i));
+      };
+      if (is_leaf && (c != kNone || bc != kNone))
+        return bad(where() + " is both a leaf and a table");
+      if (bc != kNone) {
+        ++live;
+        const Impl::Table& bt = m.tables[bc];
+        const DecodedEntry db = m.codec->decode_big_table(l, tb.words + i * 2);
+        if (db.kind != DecodedEntry::Kind::kTable || db.addr != bt.pa.raw() ||
+            db.attrs.aperture != m.where.aperture)
+          return bad(where() + " big-page half should point to " + bt.pa.to_string());
+        if (!bt.in_use || !bt.is_big || bt.parent != t || bt.parent_index != i || bt.level != m.big)
+          return bad(where() + " has a broken big-page table link");
+        if (c == kNone && d.kind != DecodedEntry::Kind::kInvalid)
+          return bad(where() + " small-page half should be empty");
+        // No 64 KiB block is mapped by a big page and small pages at once.
+        const uint64_t per = m.lv[m.last].entries / m.lv[m.big].entries;
+        for (uint64_t b = 0; b < m.lv[m.big].entries; ++b)
+          if (test_bit(bt.leaf, b) && c != kNone &&
+              any_bits(m.tables[c].leaf, b * per, (b + 1) * per))
+            return bad(where() + strformat(" maps 64 KiB block %llu twice (big and small pages)",
+                                           static_cast<unsigned long long>(b)));
+        if (c == kNone) continue;
+      }
       if (is_leaf) {
         ++live;
-        if (d.kind != DecodedEntry::Kind::kLeaf) return bad(where + " should decode as a leaf");
+        if (d.kind != DecodedEntry::Kind::kLeaf) return bad(where() + " should decode as a leaf");
         if (d.addr % m.lv[l].span() != 0)
-          return bad(where + strformat(" maps misaligned PA %s", hex(d.addr).c_str()));
+          return bad(where() + strformat(" maps misaligned PA %s", hex(d.addr).c_str()));
       } else if (c != kNone) {
         ++live;
-        if (d.kind != DecodedEntry::Kind::kTable || d.addr != m.tables[c].pa.raw())
-          return bad(where + " should point to " + m.tables[c].pa.to_string());
+        if (d.kind != DecodedEntry::Kind::kTable || d.addr != m.tables[c].pa.raw() ||
+            d.attrs.aperture != m.where.aperture ||
+            (m.where.aperture == Aperture::kSystem && d.attrs.snooped != m.where.snooped))
+          return bad(where() + " should point to " + m.tables[c].pa.to_string());
         if (!m.tables[c].in_use || m.tables[c].parent != t || m.tables[c].parent_index != i ||
             m.tables[c].level != l + 1)
-          return bad(where + " has a broken child link");
+          return bad(where() + " has a broken child link");
       } else {
         for (unsigned w = 0; w < m.ewords(l); ++w)
-          if (tb.words[i * m.ewords(l) + w] != 0) return bad(where + " should be zero");
+          if (tb.words[i * m.ewords(l) + w] != 0) return bad(where() + " should be zero");
       }
     }
     if (live != tb.live)

@@ -55,9 +55,18 @@ class AmdCodec final : public PteCodec {
   uint64_t phys_limit(Aperture) const override { return uint64_t{1} << 48; }
   bool has_fragment() const override { return true; }
 
+  bool peer_by_bus_address() const override { return true; }
+
   void encode_table(unsigned level, VramAddr child, uint64_t* out) const override {
-    RG_ASSERT(level < kPtb && (child.raw() & ~kAddrMask) == 0);
-    uint64_t e = child.raw() | kValid;
+    encode_table_in(level, child.raw(), TableLocation{}, out);
+  }
+  // A table in system memory: SYSTEM, plus SNOOPED when it is CPU-cache coherent (as Linux
+  // amdgpu_ttm_tt_pde_flags does for page tables in GTT).
+  void encode_table_in(unsigned level, uint64_t child, const TableLocation& where,
+                       uint64_t* out) const override {
+    RG_ASSERT(level < kPtb && (child & ~kAddrMask) == 0 && where.aperture != Aperture::kPeer);
+    uint64_t e = child | kValid;
+    if (where.aperture == Aperture::kSystem) e |= kSystem | (where.snooped ? kSnooped : 0);
     if (format_ == PageTableFormat::kAmdGfx9) {
       if (level == kPdb1) e |= kGfx9Bfs << kBfsShift;
       if (level == kPdb0) e |= kTranslateFurther;
@@ -67,8 +76,9 @@ class AmdCodec final : public PteCodec {
 
   uint64_t leaf_flags(unsigned level, const PageAttrs& a, unsigned fragment) const {
     uint64_t e = kValid;
-    if (a.aperture == Aperture::kSystem) e |= kSystem;
-    if (a.snooped) e |= kSnooped;
+    // A peer is reached through the system aperture at its bus address, never snooped.
+    if (a.aperture != Aperture::kVram) e |= kSystem;
+    if (a.snooped && a.aperture != Aperture::kPeer) e |= kSnooped;
     if (a.executable) e |= kExecutable;
     if (a.readable) e |= kReadable;
     if (a.writable) e |= kWriteable;
@@ -114,6 +124,8 @@ class AmdCodec final : public PteCodec {
     }
     if (!leaf) {
       d.kind = DecodedEntry::Kind::kTable;
+      d.attrs.aperture = (e & kSystem) ? Aperture::kSystem : Aperture::kVram;
+      d.attrs.snooped = (e & kSnooped) != 0;
       return d;
     }
     d.kind = DecodedEntry::Kind::kLeaf;
@@ -153,7 +165,11 @@ constexpr unsigned kV2NoAts = 5;      // NV_MMU_VER2_PDE_NO_ATS 5:5 (also the du
 constexpr unsigned kV2AddrShift = 8;  // NV_MMU_VER2_{PTE,PDE}_ADDRESS_SYS 53:8, holds PA >> 12
 constexpr unsigned kV2AddrBits = 46;
 constexpr unsigned kV2VidAddrBits = 25;  // NV_MMU_VER2_PTE_ADDRESS_VID (35-3):8
-constexpr unsigned kV2KindShift = 56;    // NV_MMU_VER2_PTE_KIND 63:56
+constexpr unsigned kV2PeerShift = 33;    // NV_MMU_VER2_PTE_ADDRESS_VID_PEER 35:33
+constexpr uint64_t kPteApPeer = 1;       // NV_MMU_VER{2,3}_PTE_APERTURE_PEER_MEMORY
+// PDE apertures for tables in system memory (NV_MMU_VER{2,3}_PDE_APERTURE_SYSTEM_*).
+constexpr uint64_t kPdeApSysCoherent = 2, kPdeApSysNonCoherent = 3;
+constexpr unsigned kV2KindShift = 56;  // NV_MMU_VER2_PTE_KIND 63:56
 // v3 fields.
 constexpr unsigned kV3PcfShift = 3;           // NV_MMU_VER3_PTE_PCF 7:3, NV_MMU_VER3_PDE_PCF 5:3
 constexpr uint64_t kV3PcfUncached = 1;        // PTE_PCF_REGULAR_RW_ATOMIC_UNCACHED_ACE
@@ -162,6 +178,12 @@ constexpr uint64_t kV3PdePcfCachedNoAts = 2;  // PDE_PCF_VALID_CACHED_ATS_NOT_AL
 constexpr unsigned kV3KindShift = 8;          // NV_MMU_VER3_PTE_KIND 11:8
 constexpr uint64_t kV3AddrMask = 0x000FFFFFFFFFF000ull;  // NV_MMU_VER3_PTE_ADDRESS 51:12, in place
 constexpr unsigned kV3VidBits = 40;                      // NV_MMU_VER3_PTE_ADDRESS_VID 39:12
+constexpr unsigned kV3PeerIdShift = 61;                  // NV_MMU_VER3_PTE_PEER_ID 63:61
+// The dual PDE's big-page half is the lower qword: APERTURE_BIG 2:1, VOL_BIG 3 (v2) / PCF_BIG
+// 5:3 (v3), ADDRESS_BIG (v2: 32:4 video, 53:4 system, v3: 51:8) holding the table address >> 8
+// (ADDRESS_BIG_SHIFT 8), i.e. in place on v3 and shifted right by 4 bits on v2.
+constexpr unsigned kBigAddrShiftV2 = 4;
+constexpr unsigned kBigPageShift = 16;  // 64 KiB big pages (UVM's default big-page size)
 // The dual PDE's small-page half is the upper qword: APERTURE_SMALL 66:65, VOL_SMALL 67:67 (v2),
 // PCF_SMALL 69:67 (v3), ADDRESS_SMALL 117:72 (v2, PA >> 12) / 115:76 (v3, in place). In the
 // upper word these are the same positions as in a single PDE, shifted by 64.
@@ -191,42 +213,96 @@ class NvCodec final : public PteCodec {
   PageTableFormat format() const override {
     return v3_ ? PageTableFormat::kNvMmuV3 : PageTableFormat::kNvMmuV2;
   }
+  // v2: ADDRESS_VID 32:8 (also for peers), ADDRESS_SYS 53:8, both PA >> 12. v3: ADDRESS_VID
+  // 39:12, ADDRESS_SYS / ADDRESS_PEER 51:12.
   uint64_t phys_limit(Aperture a) const override {
     if (v3_) return uint64_t{1} << (a == Aperture::kVram ? kV3VidBits : 52);
-    return uint64_t{1} << (12 + (a == Aperture::kVram ? kV2VidAddrBits : kV2AddrBits));
+    return uint64_t{1} << (12 + (a == Aperture::kSystem ? kV2AddrBits : kV2VidAddrBits));
   }
 
   bool dual(unsigned level) const { return levels()[level].entry_bytes == 16; }
 
-  // A single-qword PDE pointing to a VRAM table.
-  uint64_t pde(VramAddr child) const {
-    uint64_t e = kPdeApVideo << kApertureShift;
-    if (v3_) return e | (kV3PdePcfCachedNoAts << kV3PcfShift) | (child.raw() & kV3AddrMask);
-    return e | (uint64_t{1} << kV2NoAts) | ((child.raw() >> 12) << kV2AddrShift);
+  unsigned big_page_shift() const override { return kBigPageShift; }
+
+  void encode_big_table(unsigned level, uint64_t child, const TableLocation& where,
+                        uint64_t* out) const override {
+    RG_ASSERT(dual(level) && (child & (v3_ ? 0xff : 0xfff)) == 0 &&
+              where.aperture != Aperture::kPeer);
+    const uint64_t ap = where.aperture == Aperture::kVram
+                            ? kPdeApVideo
+                            : (where.snooped ? kPdeApSysCoherent : kPdeApSysNonCoherent);
+    uint64_t e = ap << kApertureShift;
+    if (v3_)
+      e |= (kV3PdePcfCachedNoAts << kV3PcfShift) | (child & 0x000FFFFFFFFFFF00ull);
+    else
+      e |= (uint64_t{1} << kV2NoAts) | ((child >> 8) << kBigAddrShiftV2);
+    out[0] = e;
+  }
+
+  DecodedEntry decode_big_table(unsigned level, const uint64_t* w) const override {
+    DecodedEntry d;
+    if (!dual(level) || (w[0] & kValid)) return d;  // a 2 MiB PTE is not a dual PDE
+    const uint64_t ap = extract_bits(w[0], kApertureShift, 2);
+    if (ap == 0) return d;
+    d.kind = DecodedEntry::Kind::kTable;
+    // v2: ADDRESS_BIG_SYS 53:4 overlaps NO_ATS 5:5 (tu102 dev_mmu.h); rawgpu keeps big-page
+    // tables 4 KiB aligned, so the field's low four bits (address bits 11:8) are zero and bit 5
+    // is NO_ATS alone.
+    d.addr = v3_ ? (w[0] & 0x000FFFFFFFFFFF00ull)
+                 : (extract_bits(w[0], kBigAddrShiftV2, kV2AddrBits + 4) << 8) & ~uint64_t{0xfff};
+    d.attrs.aperture = ap == kPdeApVideo ? Aperture::kVram : Aperture::kSystem;
+    d.attrs.snooped = ap == kPdeApSysCoherent;
+    return d;
+  }
+
+  void encode_big_leaves(uint64_t pa, uint64_t count, const PageAttrs& attrs,
+                         uint64_t* out) const override {
+    const uint64_t span = uint64_t{1} << kBigPageShift;
+    RG_ASSERT((pa & (span - 1)) == 0 && pa + count * span <= phys_limit(attrs.aperture));
+    const uint64_t flags = pte_flags(attrs);
+    for (uint64_t i = 0; i < count; ++i) out[i] = flags | pte_addr(pa + i * span);
+  }
+
+  // A single-qword PDE pointing to a table in VRAM or system memory (ADDRESS_VID and
+  // ADDRESS_SYS share their low end: v2 bit 8 holding PA >> 12, v3 bit 12 in place).
+  uint64_t pde(uint64_t child, const TableLocation& where) const {
+    const uint64_t ap = where.aperture == Aperture::kVram
+                            ? kPdeApVideo
+                            : (where.snooped ? kPdeApSysCoherent : kPdeApSysNonCoherent);
+    const uint64_t e = ap << kApertureShift;
+    if (v3_) return e | (kV3PdePcfCachedNoAts << kV3PcfShift) | (child & kV3AddrMask);
+    return e | (uint64_t{1} << kV2NoAts) | ((child >> 12) << kV2AddrShift);
   }
 
   void encode_table(unsigned level, VramAddr child, uint64_t* out) const override {
-    RG_ASSERT(level < last_level() && (child.raw() & 0xfff) == 0);
+    encode_table_in(level, child.raw(), TableLocation{}, out);
+  }
+  void encode_table_in(unsigned level, uint64_t child, const TableLocation& where,
+                       uint64_t* out) const override {
+    RG_ASSERT(level < last_level() && (child & 0xfff) == 0 && where.aperture != Aperture::kPeer);
     if (dual(level)) {
       // Big-page half empty (v2 keeps NO_ATS there as the single PDE does); small half points
       // to the 4 KiB page table.
       out[0] = v3_ ? 0 : (uint64_t{1} << kV2NoAts);
-      out[1] = pde(child) & ~(v3_ ? 0 : uint64_t{1} << kV2NoAts);
+      out[1] = pde(child, where) & ~(v3_ ? 0 : uint64_t{1} << kV2NoAts);
     } else {
-      out[0] = pde(child);
+      out[0] = pde(child, where);
     }
   }
 
   uint64_t pte_flags(const PageAttrs& a) const {
     uint64_t ap = kPteApVideo;
     if (a.aperture == Aperture::kSystem) ap = a.snooped ? kPteApSysCoherent : kPteApSysNonCoherent;
+    if (a.aperture == Aperture::kPeer) ap = kPteApPeer;
     uint64_t e = kValid | (ap << kApertureShift);
+    const uint64_t peer = a.aperture == Aperture::kPeer ? (a.peer_id & 7u) : 0;
     if (v3_) {
       uint64_t pcf = 0;
       if (a.uncached) pcf |= kV3PcfUncached;
       if (!a.writable) pcf |= kV3PcfReadOnly;
-      return e | (pcf << kV3PcfShift) | (kKindGeneric << kV3KindShift);
+      return e | (pcf << kV3PcfShift) | (kKindGeneric << kV3KindShift) | (peer << kV3PeerIdShift);
     }
+    e |= peer << kV2PeerShift;
     if (a.uncached) e |= uint64_t{1} << kV2Vol;
     if (!a.writable) e |= uint64_t{1} << kV2ReadOnly;
     return e | (kKindGeneric << kV2KindShift);
@@ -251,6 +327,14 @@ class NvCodec final : public PteCodec {
     }
   }
 
+  // A present PDE (or the small half of a dual PDE) with aperture `ap`.
+  void table_entry(uint64_t ap, uint64_t e, DecodedEntry& d) const {
+    d.kind = DecodedEntry::Kind::kTable;
+    d.addr = addr_of(e);
+    d.attrs.aperture = ap == kPdeApVideo ? Aperture::kVram : Aperture::kSystem;
+    d.attrs.snooped = ap == kPdeApSysCoherent;
+  }
+
   uint64_t addr_of(uint64_t e) const {
     return v3_ ? (e & kV3AddrMask) : (extract_bits(e, kV2AddrShift, kV2AddrBits) << 12);
   }
@@ -266,7 +350,15 @@ class NvCodec final : public PteCodec {
       const uint64_t ap = extract_bits(e, kApertureShift, 2);
       d.attrs.aperture = ap == kPteApVideo ? Aperture::kVram : Aperture::kSystem;
       d.attrs.snooped = ap == kPteApSysCoherent;
-      if (ap == 1) d.kind = DecodedEntry::Kind::kForeign;  // peer memory: rawgpu never writes it
+      if (ap == kPteApPeer) {
+        d.attrs.aperture = Aperture::kPeer;
+        if (v3_) {
+          d.attrs.peer_id = static_cast<uint8_t>(extract_bits(e, kV3PeerIdShift, 3));
+        } else {
+          d.attrs.peer_id = static_cast<uint8_t>(extract_bits(e, kV2PeerShift, 3));
+          d.addr = extract_bits(e, kV2AddrShift, kV2VidAddrBits) << 12;
+        }
+      }
       if (v3_) {
         const uint64_t pcf = extract_bits(e, kV3PcfShift, 5);
         d.attrs.uncached = (pcf & kV3PcfUncached) != 0;
@@ -280,18 +372,14 @@ class NvCodec final : public PteCodec {
     if (dual(level)) {
       const uint64_t small_ap = extract_bits(w[1], kApertureShift, 2);
       const uint64_t big_ap = extract_bits(w[0], kApertureShift, 2);
-      if (small_ap == 0) {
-        if (big_ap != 0) d.kind = DecodedEntry::Kind::kForeign;
-        return d;
-      }
-      d.kind = small_ap == kPdeApVideo ? DecodedEntry::Kind::kTable : DecodedEntry::Kind::kForeign;
-      d.addr = addr_of(w[1]);
+      (void)big_ap;  // the big-page half: decode_big_table
+      if (small_ap == 0) return d;
+      table_entry(small_ap, w[1], d);
       return d;
     }
     const uint64_t ap = extract_bits(w[0], kApertureShift, 2);
     if (ap == 0) return d;
-    d.kind = ap == kPdeApVideo ? DecodedEntry::Kind::kTable : DecodedEntry::Kind::kForeign;
-    d.addr = addr_of(w[0]);
+    table_entry(ap, w[0], d);
     return d;
   }
 

@@ -13,27 +13,31 @@ namespace {
 
 constexpr uint32_t kNil = std::numeric_limits<uint32_t>::max();
 constexpr uint32_t kNoBin = std::numeric_limits<uint32_t>::max();
+// prev_free of a block that is not on a free list: an allocation, or a recycled node slot.
+constexpr uint32_t kUsed = kNil - 1;
+constexpr uint32_t kDead = kNil - 2;
+constexpr uint32_t kMaxNodes = kNil - 3;
 
+// One block, 32 bytes: the fields a list operation touches share a cache line. While a block is
+// allocated, prev_free is kUsed and next_free holds log2 of the requested alignment (for
+// check_invariants); recycled slots have prev_free kDead and chain through next_phys. A free
+// block's bin is a function of its size and is recomputed (a few ALU ops) instead of stored.
 struct Node {
-  uint64_t addr = 0;
-  uint64_t size = 0;
-  uint32_t prev_phys = kNil;
-  uint32_t next_phys = kNil;
-  uint32_t prev_free = kNil;
-  uint32_t next_free = kNil;
-  uint32_t bin = kNoBin;  // flat bin index while free
-  uint8_t free = 0;
-  uint8_t align_log2 = 0;  // requested alignment while allocated (checked by check_invariants)
+  uint64_t addr;
+  uint64_t size;
+  uint32_t prev_phys;
+  uint32_t next_phys;
+  uint32_t prev_free;
+  uint32_t next_free;
 };
+static_assert(sizeof(Node) == 32);
 
 // Open-addressing hash map from allocation start to node index (linear probing, backward-shift
-// deletion). Only allocated blocks are indexed: free() needs them, nothing needs free blocks.
+// deletion, Fibonacci hashing). Only allocated blocks are indexed: free() needs them, nothing
+// needs free blocks.
 class AddrIndex {
  public:
-  void init(unsigned granule_shift) {
-    shift_ = granule_shift;
-    rehash(64);
-  }
+  void init() { rehash(64); }
   uint32_t find(uint64_t key) const {
     for (size_t i = slot(key);; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
@@ -42,39 +46,38 @@ class AddrIndex {
     }
   }
   void insert(uint64_t key, uint32_t node) {
-    if ((count_ + 1) * 4 > slots_.size()) rehash(slots_.size() * 2);  // load <= 1/4: short chains
-    place(key, node);
-    ++count_;
+    if (++count_ * 4 > mask_ + 1) [[unlikely]]
+      rehash((mask_ + 1) * 2);  // load <= 1/4: short chains
+    Slot* s = slots_.data();
+    size_t i = slot(key);
+    while (s[i].node != kNil) i = (i + 1) & mask_;
+    s[i].key = key;
+    s[i].node = node;
   }
   // Removes key and returns its node, or kNil (nothing changed) if it is not indexed.
   uint32_t take(uint64_t key) {
+    Slot* s = slots_.data();
     size_t i = slot(key);
     for (;; i = (i + 1) & mask_) {
-      if (slots_[i].node == kNil) return kNil;
-      if (slots_[i].key == key) break;
+      if (s[i].node == kNil) return kNil;
+      if (s[i].key == key) break;
     }
-    const uint32_t node = slots_[i].node;
+    const uint32_t node = s[i].node;
     // Backward-shift: move later entries of the probe chain into the hole.
     size_t hole = i;
-    for (size_t j = (i + 1) & mask_; slots_[j].node != kNil; j = (j + 1) & mask_) {
-      const size_t home = slot(slots_[j].key);
+    for (size_t j = (i + 1) & mask_; s[j].node != kNil; j = (j + 1) & mask_) {
       // Entry j may move to `hole` if its home is not in (hole, j] (cyclically).
-      const bool in_between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-      if (!in_between) {
-        slots_[hole] = slots_[j];
+      const size_t home = slot(s[j].key);
+      if (((j - home) & mask_) >= ((j - hole) & mask_)) {
+        s[hole] = s[j];
         hole = j;
       }
     }
-    slots_[hole].node = kNil;
+    s[hole].node = kNil;
     --count_;
     return node;
   }
   size_t size() const { return count_; }
-  template <class F>
-  void for_each(F&& f) const {
-    for (const Slot& s : slots_)
-      if (s.node != kNil) f(s.key, s.node);
-  }
 
  private:
   struct Slot {
@@ -82,24 +85,22 @@ class AddrIndex {
     uint32_t node = kNil;
   };
   size_t slot(uint64_t key) const {
-    return static_cast<size_t>(((key >> shift_) * 0x9E3779B97F4A7C15ull) >> (64 - bits_));
-  }
-  void place(uint64_t key, uint32_t node) {
-    size_t i = slot(key);
-    while (slots_[i].node != kNil) i = (i + 1) & mask_;
-    slots_[i] = {key, node};
+    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
   }
   void rehash(size_t capacity) {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(capacity, Slot{});
     mask_ = capacity - 1;
-    bits_ = static_cast<unsigned>(std::countr_zero(capacity));
-    for (const Slot& s : old)
-      if (s.node != kNil) place(s.key, s.node);
+    shift_ = 64u - static_cast<unsigned>(std::countr_zero(capacity));
+    for (const Slot& o : old) {
+      if (o.node == kNil) continue;
+      size_t i = slot(o.key);
+      while (slots_[i].node != kNil) i = (i + 1) & mask_;
+      slots_[i] = o;
+    }
   }
   std::vector<Slot> slots_;
   size_t mask_ = 0;
-  unsigned bits_ = 0;
   unsigned shift_ = 0;
   size_t count_ = 0;
 };
@@ -110,103 +111,140 @@ struct Tlsf::Impl {
   uint64_t base = 0;
   uint64_t size = 0;
   uint64_t granule = 0;
-  unsigned gshift = 0;  // log2(granule)
-  unsigned sll = 0;     // log2(second-level count)
+  uint64_t max_align = 0;  // max(size, granule)
+  unsigned gshift = 0;     // log2(granule)
+  unsigned sll = 0;        // log2(second-level count)
   uint64_t fl_bitmap = 0;
   std::vector<uint64_t> sl_bitmap;  // one word per first level
   std::vector<uint32_t> heads;      // flat bin -> first free node
   std::vector<Node> nodes;
-  std::vector<uint32_t> spare;  // recycled node slots
-  uint32_t first = kNil;        // the block at `base`
+  uint32_t spare = kNil;  // recycled node slots, chained through next_phys
+  uint32_t spare_count = 0;
+  uint32_t first = kNil;  // the block at `base`
   AddrIndex index;
+  // O(1) counters; free bytes/blocks follow from them.
   uint64_t used_bytes = 0;
-  uint64_t free_bytes = 0;
   uint64_t used_blocks = 0;
-  uint64_t free_blocks = 0;
+  uint64_t live_nodes = 0;
+
+  // Free blocks have a list link or kNil in prev_free; kUsed and kDead are the two values below
+  // kNil (node indexes stay below kMaxNodes), so one add and compare tells them apart.
+  static bool is_free(const Node& n) { return static_cast<uint32_t>(n.prev_free - kDead) >= 2u; }
 
   // ---- size classes (in granules) ----
+  // Sizes below 2^sll granules get one exact bin each (bins 0 .. 2^sll - 1); above, each power
+  // of two [2^f, 2^(f+1)) is split into 2^sll equal sub-ranges, the bins of row f - sll + 1.
+  // Branch-free: log2 of (n | 2^sll) is max(f, sll), so small sizes shift by zero and land on
+  // bin n. Bins are ordered by size; row = bin >> sll indexes the first-level bitmap.
+  template <unsigned S = 0>
   uint32_t bin_of(uint64_t n) const {
-    const unsigned fl = log2_floor(n);
-    uint64_t sl;
-    if (fl < sll)
-      sl = (n - (uint64_t{1} << fl)) << (sll - fl);
-    else
-      sl = (n >> (fl - sll)) - (uint64_t{1} << sll);
-    return static_cast<uint32_t>((fl << sll) | sl);
+    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    const unsigned shift = log2_floor(n | (uint64_t{1} << sll)) - sll;
+    return static_cast<uint32_t>((uint64_t{shift} << sll) + (n >> shift));
   }
-  // The lowest bin whose every block holds at least n granules.
+  // The lowest bin whose every block holds at least n granules (kNoBin if there is none).
+  template <unsigned S = 0>
   uint32_t fit_bin_of(uint64_t n) const {
-    const unsigned fl = log2_floor(n);
-    if (fl >= sll) {
-      const uint64_t step = uint64_t{1} << (fl - sll);
-      if (n > std::numeric_limits<uint64_t>::max() - (step - 1)) return kNoBin;
-      n += step - 1;
-    }
-    return bin_of(n);
+    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    const unsigned shift = log2_floor(n | (uint64_t{1} << sll)) - sll;
+    const uint64_t step = (uint64_t{1} << shift) - 1;
+    if (n > std::numeric_limits<uint64_t>::max() - step) [[unlikely]]
+      return kNoBin;
+    return bin_of<S>(n + step);
   }
   // First non-empty bin at or above `from` (flat index), or kNoBin.
+  template <unsigned S = 0>
   uint32_t find_bin(uint32_t from) const {
-    if (from == kNoBin) return kNoBin;
+    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    if (from == kNoBin) [[unlikely]]
+      return kNoBin;
     unsigned fl = from >> sll;
     const unsigned sl = from & ((1u << sll) - 1);
-    if (fl >= 64) return kNoBin;
+    if (fl >= 64) [[unlikely]]
+      return kNoBin;
     const uint64_t sl_map = sl_bitmap[fl] & (~uint64_t{0} << sl);
     if (sl_map != 0) return (fl << sll) | static_cast<unsigned>(std::countr_zero(sl_map));
-    const uint64_t fl_map = fl + 1 >= 64 ? 0 : fl_bitmap & (~uint64_t{0} << (fl + 1));
+    const uint64_t fl_map = fl_bitmap & (~uint64_t{1} << fl);  // levels above fl
     if (fl_map == 0) return kNoBin;
     fl = static_cast<unsigned>(std::countr_zero(fl_map));
     return (fl << sll) | static_cast<unsigned>(std::countr_zero(sl_bitmap[fl]));
   }
 
   // ---- node pool ----
-  uint32_t new_node() {
-    if (!spare.empty()) {
-      const uint32_t i = spare.back();
-      spare.pop_back();
-      nodes[i] = Node{};
-      return i;
+  // Makes sure two slots are spare, so that take() never reallocates `nodes` midway.
+  void reserve_two() {
+    while (spare_count < 2) [[unlikely]] {
+      RG_CHECK(nodes.size() < kMaxNodes, "TLSF node pool exhausted");
+      nodes.push_back(Node{0, 0, kNil, spare, kDead, kNil});
+      spare = static_cast<uint32_t>(nodes.size() - 1);
+      ++spare_count;
     }
-    nodes.emplace_back();
-    return static_cast<uint32_t>(nodes.size() - 1);
   }
-  void drop_node(uint32_t i) {
-    nodes[i].size = 0;
-    spare.push_back(i);
+  uint32_t pop_node(Node* N) {
+    const uint32_t i = spare;
+    spare = N[i].next_phys;
+    --spare_count;
+    ++live_nodes;
+    return i;
+  }
+  void drop_node(Node* N, uint32_t i) {
+    N[i].size = 0;
+    N[i].prev_free = kDead;
+    N[i].next_phys = spare;
+    spare = i;
+    ++spare_count;
+    --live_nodes;
   }
 
   // ---- free lists ----
-  void link_free(uint32_t i) {
-    Node& n = nodes[i];
-    const uint32_t b = bin_of(n.size >> gshift);
-    n.bin = b;
-    n.free = 1;
+  template <unsigned S = 0>
+  void link_free(Node* N, uint32_t i) {
+    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    Node& n = N[i];
+    const uint32_t b = bin_of<S>(n.size >> gshift);
+    const uint32_t h = heads[b];
     n.prev_free = kNil;
-    n.next_free = heads[b];
-    if (heads[b] != kNil) nodes[heads[b]].prev_free = i;
+    n.next_free = h;
     heads[b] = i;
-    sl_bitmap[b >> sll] |= uint64_t{1} << (b & ((1u << sll) - 1));
-    fl_bitmap |= uint64_t{1} << (b >> sll);
-    free_bytes += n.size;
-    ++free_blocks;
+    if (h != kNil) {
+      N[h].prev_free = i;
+    } else {
+      sl_bitmap[b >> sll] |= uint64_t{1} << (b & ((1u << sll) - 1));
+      fl_bitmap |= uint64_t{1} << (b >> sll);
+    }
   }
-  void unlink_free(uint32_t i) {
-    Node& n = nodes[i];
-    const uint32_t b = n.bin;
-    if (n.prev_free != kNil)
-      nodes[n.prev_free].next_free = n.next_free;
-    else
-      heads[b] = n.next_free;
-    if (n.next_free != kNil) nodes[n.next_free].prev_free = n.prev_free;
-    if (heads[b] == kNil) {
+  template <unsigned S = 0>
+  void unlink_free(Node* N, uint32_t i) {
+    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    const Node& n = N[i];
+    const uint32_t pf = n.prev_free, nf = n.next_free;
+    if (nf != kNil) N[nf].prev_free = pf;
+    if (pf != kNil) {
+      N[pf].next_free = nf;
+      return;
+    }
+    const uint32_t b = bin_of<S>(n.size >> gshift);
+    heads[b] = nf;
+    if (nf == kNil) {
       uint64_t& w = sl_bitmap[b >> sll];
       w &= ~(uint64_t{1} << (b & ((1u << sll) - 1)));
       if (w == 0) fl_bitmap &= ~(uint64_t{1} << (b >> sll));
     }
-    n.free = 0;
-    n.bin = kNoBin;
-    n.prev_free = n.next_free = kNil;
-    free_bytes -= n.size;
-    --free_blocks;
+  }
+
+  // Removes i, known to be the head of bin b's list.
+  template <unsigned S = 0>
+  void unlink_head(Node* N, uint32_t i, uint32_t b) {
+    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    const uint32_t nf = N[i].next_free;
+    heads[b] = nf;
+    if (nf != kNil) {
+      N[nf].prev_free = kNil;
+    } else {
+      uint64_t& w = sl_bitmap[b >> sll];
+      w &= ~(uint64_t{1} << (b & ((1u << sll) - 1)));
+      if (w == 0) fl_bitmap &= ~(uint64_t{1} << (b >> sll));
+    }
   }
 
   // Offset into block i where an aligned allocation of `bytes` would start, or UINT64_MAX.
@@ -219,46 +257,57 @@ struct Tlsf::Impl {
     return pre;
   }
 
-  // Allocates `bytes` at offset `pre` inside free block i.
-  uint64_t take(uint32_t i, uint64_t pre, uint64_t bytes, uint64_t align) {
-    unlink_free(i);
+  // Allocates `bytes` at offset `pre` inside free block i; `head_of` is the bin whose list i
+  // heads, or kNoBin if that is not known.
+  template <unsigned S = 0>
+  [[gnu::always_inline]] inline uint64_t take(uint32_t i, uint32_t head_of, uint64_t pre,
+                                              uint64_t bytes, uint64_t align) {
+    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    reserve_two();
+    Node* N = nodes.data();
+    if (head_of != kNoBin)
+      unlink_head<S>(N, i, head_of);
+    else
+      unlink_free<S>(N, i);
+    Node& n = N[i];
     if (pre > 0) {
-      const uint32_t p = new_node();
-      Node& n = nodes[i];
-      Node& pn = nodes[p];
+      const uint32_t p = pop_node(N);
+      Node& pn = N[p];
       pn.addr = n.addr;
       pn.size = pre;
       pn.prev_phys = n.prev_phys;
       pn.next_phys = i;
       if (n.prev_phys != kNil)
-        nodes[n.prev_phys].next_phys = p;
+        N[n.prev_phys].next_phys = p;
       else
         first = p;
       n.prev_phys = p;
       n.addr += pre;
       n.size -= pre;
-      link_free(p);
+      link_free<S>(N, p);
     }
-    if (nodes[i].size > bytes) {
-      const uint32_t t = new_node();
-      Node& n = nodes[i];
-      Node& tn = nodes[t];
+    if (n.size > bytes) {
+      const uint32_t t = pop_node(N);
+      Node& tn = N[t];
       tn.addr = n.addr + bytes;
       tn.size = n.size - bytes;
       tn.prev_phys = i;
       tn.next_phys = n.next_phys;
-      if (n.next_phys != kNil) nodes[n.next_phys].prev_phys = t;
+      if (n.next_phys != kNil) N[n.next_phys].prev_phys = t;
       n.next_phys = t;
       n.size = bytes;
-      link_free(t);
+      link_free<S>(N, t);
     }
-    Node& n = nodes[i];
-    n.align_log2 = static_cast<uint8_t>(log2_floor(align));
+    n.prev_free = kUsed;
+    n.next_free = static_cast<uint32_t>(std::countr_zero(align));
     used_bytes += n.size;
     ++used_blocks;
     index.insert(n.addr, i);
     return n.addr;
   }
+
+  uint64_t free_bytes() const { return size - used_bytes; }
+  uint64_t free_blocks() const { return live_nodes - used_blocks; }
 
   uint64_t largest_free() const {
     if (fl_bitmap == 0) return 0;
@@ -274,6 +323,53 @@ struct Tlsf::Impl {
     for (uint32_t i = first; i != kNil; i = nodes[i].next_phys)
       if (addr - nodes[i].addr < nodes[i].size) return i;
     return kNil;
+  }
+
+  template <unsigned S>
+  [[gnu::always_inline]] inline Result<uint64_t> alloc_t(uint64_t size, uint64_t align);
+  template <unsigned S>
+  [[gnu::always_inline]] inline Status free_t(uint64_t addr);
+  [[gnu::noinline]] Result<uint64_t> alloc_other(uint64_t size, uint64_t align);
+  [[gnu::noinline]] Status free_other(uint64_t addr);
+
+  // ---- error paths (out of line: the hot paths only branch to them) ----
+  [[gnu::noinline, gnu::cold]] Error alloc_error(uint64_t size, uint64_t align) const {
+    if (size == 0) return make_error(Errc::kInvalidArgument, "TLSF alloc of zero bytes");
+    if (!is_pow2(align))
+      return make_error(Errc::kInvalidArgument, "TLSF alignment %s is not a power of two",
+                        hex(align).c_str());
+    if (align > size_limit_align())
+      return make_error(Errc::kInvalidArgument,
+                        "TLSF alignment %s exceeds the managed range size %s", hex(align).c_str(),
+                        hex(this->size).c_str());
+    return out_of_space(size, std::max(align, granule));
+  }
+  uint64_t size_limit_align() const { return max_align; }
+  [[gnu::noinline, gnu::cold]] Error out_of_space(uint64_t bytes, uint64_t align) const {
+    const uint64_t largest = largest_free();
+    return make_error(Errc::kOutOfMemory,
+                      "TLSF cannot allocate %s (%llu bytes) aligned to %s: largest free block "
+                      "is %s (%llu bytes) of %s free",
+                      format_bytes(bytes).c_str(), static_cast<unsigned long long>(bytes),
+                      format_bytes(align).c_str(), format_bytes(largest).c_str(),
+                      static_cast<unsigned long long>(largest), format_bytes(free_bytes()).c_str());
+  }
+  [[gnu::noinline, gnu::cold]] Error free_error(uint64_t addr) const {
+    if (addr < base || addr - base >= size)
+      return make_error(Errc::kOutOfRange, "TLSF free of %s outside the managed range [%s, +%s)",
+                        hex(addr).c_str(), hex(base).c_str(), hex(size).c_str());
+    const uint32_t c = block_containing(addr);
+    RG_CHECK(c != kNil, "blocks do not tile the range");
+    const Node& b = nodes[c];
+    if (is_free(b))
+      return make_error(Errc::kAlreadyExists,
+                        "TLSF free of %s, which lies in free space [%s, %s): double free or never "
+                        "allocated",
+                        hex(addr).c_str(), hex(b.addr).c_str(), hex(b.addr + b.size).c_str());
+    return make_error(Errc::kInvalidArgument,
+                      "TLSF free of %s, which is not an allocation start (it lies inside the "
+                      "allocation at %s of %s)",
+                      hex(addr).c_str(), hex(b.addr).c_str(), format_bytes(b.size).c_str());
   }
 };
 
@@ -303,129 +399,143 @@ Result<Tlsf> Tlsf::create(const TlsfConfig& c) {
   impl->base = c.base;
   impl->size = c.size;
   impl->granule = c.min_block;
+  impl->max_align = std::max(c.size, c.min_block);
   impl->gshift = log2_floor(c.min_block);
   impl->sll = log2_floor(c.sl_count);
   impl->sl_bitmap.assign(64, 0);
   impl->heads.assign(size_t{64} << impl->sll, kNil);
-  impl->index.init(impl->gshift);
-  const uint32_t n = impl->new_node();
-  impl->nodes[n].addr = c.base;
-  impl->nodes[n].size = c.size;
+  impl->index.init();
+  impl->nodes.reserve(64);
+  impl->reserve_two();
+  Node* N = impl->nodes.data();
+  const uint32_t n = impl->pop_node(N);
+  N[n] = Node{c.base, c.size, kNil, kNil, kNil, kNil};
   impl->first = n;
-  impl->link_free(n);
+  impl->link_free(N, n);
   return Tlsf(std::move(impl));
 }
 
-Result<uint64_t> Tlsf::alloc(uint64_t size, uint64_t align) {
-  Impl& m = *impl_;
-  if (size == 0) return make_error(Errc::kInvalidArgument, "TLSF alloc of zero bytes");
-  if (!is_pow2(align))
-    return make_error(Errc::kInvalidArgument, "TLSF alignment %s is not a power of two",
-                      hex(align).c_str());
-  if (align > m.size && align > m.granule)
-    return make_error(Errc::kInvalidArgument, "TLSF alignment %s exceeds the managed range size %s",
-                      hex(align).c_str(), hex(m.size).c_str());
+template <unsigned S>
+Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
+  Impl& m = *this;
+  // One test each for: zero size or larger than the range (size - 1 wraps), alignment zero or
+  // above the limit, alignment not a power of two. The error path sorts out which.
+  if (size - 1 >= m.size || align - 1 >= m.max_align || (align & (align - 1)) != 0) [[unlikely]]
+    return m.alloc_error(size, align);
   align = std::max(align, m.granule);
-  auto out_of_space = [&]() {
-    return make_error(Errc::kOutOfMemory,
-                      "TLSF cannot allocate %s (%llu bytes) aligned to %s: largest free block "
-                      "is %s (%llu bytes) of %s free",
-                      format_bytes(size).c_str(), static_cast<unsigned long long>(size),
-                      format_bytes(align).c_str(), format_bytes(m.largest_free()).c_str(),
-                      static_cast<unsigned long long>(m.largest_free()),
-                      format_bytes(m.free_bytes).c_str());
-  };
-  if (size > m.free_bytes) return out_of_space();
-  const uint64_t bytes = (size + m.granule - 1) & ~(m.granule - 1);  // size <= 2^64 - granule
-  if (bytes > m.free_bytes) return out_of_space();
+  // size <= m.size <= 2^64 - granule: no overflow.
+  const uint64_t bytes = (size + m.granule - 1) & ~(m.granule - 1);
+  if (bytes > m.free_bytes()) [[unlikely]]
+    return m.out_of_space(size, align);
   const uint64_t n = bytes >> m.gshift;
+  const uint32_t good = m.template find_bin<S>(m.template fit_bin_of<S>(n));
 
   if (align == m.granule) {
     // Plain good fit: the first block of the first bin that guarantees a fit.
-    const uint32_t b = m.find_bin(m.fit_bin_of(n));
-    if (b != kNoBin) return m.take(m.heads[b], 0, bytes, align);
+    if (good != kNoBin) [[likely]]
+      return m.template take<S>(m.heads[good], good, 0, bytes, align);
     // Blocks in n's own bin may still be large enough.
-    for (uint32_t i = m.heads[m.bin_of(n)]; i != kNil; i = m.nodes[i].next_free)
-      if (m.nodes[i].size >= bytes) return m.take(i, 0, bytes, align);
-    return out_of_space();
+    for (uint32_t i = m.heads[m.template bin_of<S>(n)]; i != kNil; i = m.nodes[i].next_free)
+      if (m.nodes[i].size >= bytes) return m.template take<S>(i, kNoBin, 0, bytes, align);
+    return m.out_of_space(size, align);
   }
 
   // Aligned: first the head of the ordinary good-fit bin (usually large enough to absorb the
   // alignment), then the bin that guarantees a fit after alignment (size + align - granule).
-  const uint64_t slack = (align >> m.gshift) - 1;
-  const uint32_t lo_bin = m.bin_of(n);
-  if (const uint32_t b = m.find_bin(m.fit_bin_of(n)); b != kNoBin) {
-    const uint64_t pre = m.fit_offset(m.heads[b], bytes, align);
-    if (pre != UINT64_MAX) return m.take(m.heads[b], pre, bytes, align);
+  if (good != kNoBin) [[likely]] {
+    const uint64_t pre = m.fit_offset(m.heads[good], bytes, align);
+    if (pre != UINT64_MAX) return m.template take<S>(m.heads[good], good, pre, bytes, align);
   }
-  const uint32_t sure_bin =
-      n > std::numeric_limits<uint64_t>::max() - slack ? kNoBin : m.fit_bin_of(n + slack);
+  const uint64_t slack = (align >> m.gshift) - 1;
+  const uint32_t sure_bin = n > std::numeric_limits<uint64_t>::max() - slack
+                                ? kNoBin
+                                : m.template fit_bin_of<S>(n + slack);
   if (sure_bin != kNoBin) {
-    const uint32_t b = m.find_bin(sure_bin);
+    const uint32_t b = m.template find_bin<S>(sure_bin);
     if (b != kNoBin) {
       const uint32_t i = m.heads[b];
       const uint64_t pre = m.fit_offset(i, bytes, align);
       RG_ASSERT(pre != UINT64_MAX, "a block in the guaranteed bin does not fit");
-      return m.take(i, pre, bytes, align);
+      return m.template take<S>(i, b, pre, bytes, align);
     }
   }
   // Exhaustive: every free block that is large enough at all.
-  for (uint32_t b = m.find_bin(lo_bin); b != kNoBin;
-       b = b + 1 < m.heads.size() ? m.find_bin(b + 1) : kNoBin) {
+  for (uint32_t b = m.template find_bin<S>(m.template bin_of<S>(n)); b != kNoBin;
+       b = b + 1 < m.heads.size() ? m.template find_bin<S>(b + 1) : kNoBin) {
     for (uint32_t i = m.heads[b]; i != kNil; i = m.nodes[i].next_free) {
       const uint64_t pre = m.fit_offset(i, bytes, align);
-      if (pre != UINT64_MAX) return m.take(i, pre, bytes, align);
+      if (pre != UINT64_MAX) return m.template take<S>(i, kNoBin, pre, bytes, align);
     }
   }
-  return out_of_space();
+  return m.out_of_space(size, align);
+}
+
+template <unsigned S>
+Status Tlsf::Impl::free_t(uint64_t addr) {
+  Impl& m = *this;
+  uint32_t i = addr - m.base < m.size ? m.index.take(addr) : kNil;
+  if (i == kNil) [[unlikely]]
+    return m.free_error(addr);
+  Node* N = m.nodes.data();
+  m.used_bytes -= N[i].size;
+  --m.used_blocks;
+  uint64_t bytes = N[i].size;
+  const uint32_t prev = N[i].prev_phys;
+  uint32_t next = N[i].next_phys;
+  // Coalesce with the previous block: it absorbs this one.
+  if (prev != kNil && is_free(N[prev])) {
+    m.template unlink_free<S>(N, prev);
+    bytes += N[prev].size;
+    m.drop_node(N, i);
+    i = prev;
+    N[i].next_phys = next;
+    if (next != kNil) N[next].prev_phys = i;
+  }
+  // Coalesce with the next block: this one absorbs it.
+  if (next != kNil && is_free(N[next])) {
+    m.template unlink_free<S>(N, next);
+    bytes += N[next].size;
+    const uint32_t after = N[next].next_phys;
+    N[i].next_phys = after;
+    if (after != kNil) N[after].prev_phys = i;
+    m.drop_node(N, next);
+  }
+  N[i].size = bytes;
+  m.template link_free<S>(N, i);
+  return {};
+}
+
+// The second-level count is a run-time setting; the hot paths are instantiated for each
+// possible log2 so that the size-class shifts are immediates, and the default (32 bins) is
+// inlined into the public entry points.
+Result<uint64_t> Tlsf::Impl::alloc_other(uint64_t size, uint64_t align) {
+  switch (sll) {
+    case 4: return alloc_t<4>(size, align);
+    case 6: return alloc_t<6>(size, align);
+    default: return alloc_t<0>(size, align);
+  }
+}
+
+Status Tlsf::Impl::free_other(uint64_t addr) {
+  switch (sll) {
+    case 4: return free_t<4>(addr);
+    case 6: return free_t<6>(addr);
+    default: return free_t<0>(addr);
+  }
+}
+
+Result<uint64_t> Tlsf::alloc(uint64_t size, uint64_t align) {
+  Impl& m = *impl_;
+  if (m.sll == 5) [[likely]]
+    return m.alloc_t<5>(size, align);
+  return m.alloc_other(size, align);
 }
 
 Status Tlsf::free(uint64_t addr) {
   Impl& m = *impl_;
-  if (addr < m.base || addr - m.base >= m.size)
-    return make_error(Errc::kOutOfRange, "TLSF free of %s outside the managed range [%s, +%s)",
-                      hex(addr).c_str(), hex(m.base).c_str(), hex(m.size).c_str());
-  uint32_t i = m.index.take(addr);
-  if (i == kNil) {
-    const uint32_t c = m.block_containing(addr);
-    RG_CHECK(c != kNil, "blocks do not tile the range");
-    const Node& b = m.nodes[c];
-    if (b.free)
-      return make_error(Errc::kAlreadyExists,
-                        "TLSF free of %s, which lies in free space [%s, %s): double free or never "
-                        "allocated",
-                        hex(addr).c_str(), hex(b.addr).c_str(), hex(b.addr + b.size).c_str());
-    return make_error(Errc::kInvalidArgument,
-                      "TLSF free of %s, which is not an allocation start (it lies inside the "
-                      "allocation at %s of %s)",
-                      hex(addr).c_str(), hex(b.addr).c_str(), format_bytes(b.size).c_str());
-  }
-  m.used_bytes -= m.nodes[i].size;
-  --m.used_blocks;
-  // Coalesce with the previous block.
-  const uint32_t prev = m.nodes[i].prev_phys;
-  if (prev != kNil && m.nodes[prev].free) {
-    m.unlink_free(prev);
-    Node& p = m.nodes[prev];
-    p.size += m.nodes[i].size;
-    p.next_phys = m.nodes[i].next_phys;
-    if (p.next_phys != kNil) m.nodes[p.next_phys].prev_phys = prev;
-    m.drop_node(i);
-    i = prev;
-  }
-  // Coalesce with the next block.
-  const uint32_t next = m.nodes[i].next_phys;
-  if (next != kNil && m.nodes[next].free) {
-    m.unlink_free(next);
-    Node& n = m.nodes[i];
-    n.size += m.nodes[next].size;
-    n.next_phys = m.nodes[next].next_phys;
-    if (n.next_phys != kNil) m.nodes[n.next_phys].prev_phys = i;
-    m.drop_node(next);
-  }
-  m.nodes[i].align_log2 = 0;
-  m.link_free(i);
-  return {};
+  if (m.sll == 5) [[likely]]
+    return m.free_t<5>(addr);
+  return m.free_other(addr);
 }
 
 Result<uint64_t> Tlsf::size_of(uint64_t addr) const {
@@ -440,10 +550,10 @@ bool Tlsf::is_allocated(uint64_t addr) const { return impl_->index.find(addr) !=
 TlsfStats Tlsf::stats() const {
   TlsfStats s;
   s.used = impl_->used_bytes;
-  s.free = impl_->free_bytes;
+  s.free = impl_->free_bytes();
   s.largest_free = impl_->largest_free();
   s.used_blocks = impl_->used_blocks;
-  s.free_blocks = impl_->free_blocks;
+  s.free_blocks = impl_->free_blocks();
   return s;
 }
 
@@ -453,7 +563,7 @@ uint64_t Tlsf::min_block() const { return impl_->granule; }
 
 void Tlsf::for_each_block_impl(void (*cb)(void*, uint64_t, uint64_t, bool), void* ctx) const {
   for (uint32_t i = impl_->first; i != kNil; i = impl_->nodes[i].next_phys)
-    cb(ctx, impl_->nodes[i].addr, impl_->nodes[i].size, impl_->nodes[i].free != 0);
+    cb(ctx, impl_->nodes[i].addr, impl_->nodes[i].size, Impl::is_free(impl_->nodes[i]));
 }
 
 Status Tlsf::check_invariants() const {
@@ -476,11 +586,12 @@ Status Tlsf::check_invariants() const {
                            hex(expect).c_str()));
     if (n.size == 0 || n.size % m.granule != 0)
       return bad(strformat("block %s has size %s", hex(n.addr).c_str(), hex(n.size).c_str()));
-    if (n.free && prev_free)
+    const bool nfree_ = Impl::is_free(n);
+    if (n.prev_free == kDead)
+      return bad(strformat("recycled node in the block list at %s", hex(n.addr).c_str()));
+    if (nfree_ && prev_free)
       return bad(strformat("adjacent free blocks at %s", hex(n.addr).c_str()));
-    if (n.free) {
-      if (n.bin != m.bin_of(n.size >> m.gshift))
-        return bad(strformat("free block %s in the wrong bin", hex(n.addr).c_str()));
+    if (nfree_) {
       freeb += n.size;
       ++nfree;
       if (m.index.find(n.addr) != kNil)
@@ -488,21 +599,21 @@ Status Tlsf::check_invariants() const {
     } else {
       used += n.size;
       ++nused;
-      if (n.addr % (uint64_t{1} << n.align_log2) != 0)
+      if (n.next_free >= 64 || n.addr % (uint64_t{1} << n.next_free) != 0)
         return bad(strformat("allocation %s is not aligned to %s", hex(n.addr).c_str(),
-                             hex(uint64_t{1} << n.align_log2).c_str()));
+                             hex(uint64_t{1} << (n.next_free & 63)).c_str()));
       if (m.index.find(n.addr) != i)
         return bad(strformat("allocation %s is missing from the index", hex(n.addr).c_str()));
     }
     covered += n.size;
     expect = n.addr + n.size;
     prev = i;
-    prev_free = n.free;
+    prev_free = nfree_;
   }
   if (covered != m.size)
     return bad(strformat("blocks cover %s of %s bytes", hex(covered).c_str(), hex(m.size).c_str()));
-  if (used != m.used_bytes || freeb != m.free_bytes || nused != m.used_blocks ||
-      nfree != m.free_blocks)
+  if (used != m.used_bytes || freeb != m.free_bytes() || nused != m.used_blocks ||
+      nfree != m.free_blocks())
     return bad("byte or block counters disagree with the blocks");
   if (m.index.size() != nused) return bad("allocation index size disagrees with the blocks");
   // Bins and bitmaps. Only non-empty bins are visited (the check runs after every operation in
@@ -512,9 +623,10 @@ Status Tlsf::check_invariants() const {
   const uint32_t slc = 1u << m.sll;
   for (uint32_t i = m.first; i != kNil; i = m.nodes[i].next_phys) {
     const Node& n = m.nodes[i];
-    if (n.free && !((m.sl_bitmap[n.bin >> m.sll] >> (n.bin & (slc - 1))) & 1))
+    const uint32_t nb = m.bin_of(n.size >> m.gshift);
+    if (Impl::is_free(n) && !((m.sl_bitmap[nb >> m.sll] >> (nb & (slc - 1))) & 1))
       return bad(
-          strformat("bitmap bit of bin %u (free block %s) is clear", n.bin, hex(n.addr).c_str()));
+          strformat("bitmap bit of bin %u (free block %s) is clear", nb, hex(n.addr).c_str()));
   }
   for (unsigned fl = 0; fl < 64; ++fl) {
     if (((m.fl_bitmap >> fl) & 1) != (m.sl_bitmap[fl] != 0))
@@ -528,7 +640,7 @@ Status Tlsf::check_invariants() const {
       for (uint32_t i = m.heads[b]; i != kNil; i = m.nodes[i].next_free) {
         if (++listed > nfree) return bad("free lists hold more nodes than there are free blocks");
         const Node& n = m.nodes[i];
-        if (!n.free || n.bin != b || n.prev_free != p)
+        if (!Impl::is_free(n) || m.bin_of(n.size >> m.gshift) != b || n.prev_free != p)
           return bad(strformat("free list of bin %u holds a bad node %s", b, hex(n.addr).c_str()));
         p = i;
       }

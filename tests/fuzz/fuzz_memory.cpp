@@ -106,12 +106,20 @@ class FuzzPages final : public TablePageSource {
 
 void fuzz_page_table(Input& in) {
   constexpr uint64_t kPage = 4096;
-  const auto format = static_cast<PageTableFormat>(in.u8() % 5);
+  const uint8_t fb = in.u8();
+  const auto format = static_cast<PageTableFormat>(fb % 5);
   SparseVram vram(uint64_t{1} << 36);
   FuzzPages pages;
   auto created = PageTable::create(make_codec(format), vram, pages, GpuVa(0));
   require(created.ok(), "page table creation");
   PageTable& pt = **created;
+  // NVIDIA 64 KiB big pages on request; an invalidate batch around everything on request.
+  if (fb & 0x80)
+    require(pt.enable_big_pages().ok() == (format >= PageTableFormat::kNvMmuV2), "big pages");
+  const bool batched = (fb & 0x40) != 0;
+  uint64_t hook_calls = 0;
+  pt.set_invalidate_hook([&](GpuVa, uint64_t) { ++hook_calls; });
+  if (batched) pt.begin_invalidate_batch();
   std::map<uint64_t, uint64_t> model;                         // VA page -> PA page
   const uint64_t window = uint64_t{1} << (24 + in.u8() % 8);  // 16 MiB .. 2 GiB of VA
   for (int ops = 0; ops < 64 && !in.empty(); ++ops) {
@@ -124,7 +132,8 @@ void fuzz_page_table(Input& in) {
       uint64_t left = size;
       while (left > 0) {
         const uint64_t n = std::min<uint64_t>(left, (1 + in.u8() % 64) * kPage);
-        const uint64_t pa_unit = (in.u8() & 1) ? (2u << 20) : kPage;
+        const uint8_t pu = in.u8();
+        const uint64_t pa_unit = (pu & 1) ? (2u << 20) : (pu & 2) ? (64u << 10) : kPage;
         chunks.push_back({VramAddr((in.u16() % 1024) * pa_unit), n});
         left -= n;
       }
@@ -167,6 +176,12 @@ void fuzz_page_table(Input& in) {
       }
     });
     require(agree && seen == model.size(), "decoded tables disagree with the model");
+    require(!batched || hook_calls == 0, "invalidation inside a batch");
+  }
+  if (batched) {
+    const bool pending = pt.invalidation_pending();
+    pt.end_invalidate_batch();
+    require(hook_calls == (pending ? 1u : 0u), "one invalidation per batch");
   }
 }
 
@@ -180,7 +195,9 @@ void fuzz_memory_manager(Input& in) {
   MemoryManagerConfig c;
   c.format = static_cast<PageTableFormat>(in.u8() % 5);
   c.vram_size = (40 + in.u8() % 64) * kMiB;
-  c.ptable_size = (in.u8() & 1) ? 4 * kMiB : 0;
+  const uint8_t flags = in.u8();
+  c.ptable_size = (flags & 1) ? 4 * kMiB : 0;
+  c.big_pages = (flags & 2) != 0;
   c.va_base = GpuVa(0x200000000000);
   auto created = MemoryManager::create(c, vram, *va);
   require(created.ok(), "memory manager creation");

@@ -198,12 +198,20 @@ TEST(PteCodec, PhysicalLimits) {
 }
 
 TEST(PteCodec, ForeignEntries) {
-  // A dual PDE with only the big-page half present is valid hardware state rawgpu never writes.
+  // A dual PDE with only the big-page half present: the small half is empty, the big half
+  // points to a big-page table (ADDRESS_BIG holds the address >> 8 at bit 4 on v2).
   auto v2 = make_codec(PageTableFormat::kNvMmuV2);
-  uint64_t w[2] = {0x2 /* APERTURE_BIG video */ | (0x55ull << 4), 0};
-  EXPECT_EQ(v2->decode(3, w).kind, Kind::kForeign);
-  uint64_t peer[2] = {0x1 | (1 << 1) /* peer aperture */, 0};
-  EXPECT_EQ(v2->decode(4, peer).kind, Kind::kForeign);
+  uint64_t w[2] = {0x2 /* APERTURE_BIG video */ | (0x50ull << 4), 0};
+  EXPECT_EQ(v2->decode(3, w).kind, Kind::kInvalid);
+  EXPECT_EQ(v2->decode_big_table(3, w).kind, Kind::kTable);
+  EXPECT_EQ(v2->decode_big_table(3, w).addr, 0x5000u);
+  // A peer-aperture PTE is a leaf in the peer's memory (v2: peer id in ADDRESS_VID_PEER 35:33).
+  uint64_t peer[2] = {0x1 | (1 << 1) /* peer aperture */ | (0x55ull << 8) | (6ull << 33), 0};
+  const DecodedEntry d = v2->decode(4, peer);
+  EXPECT_EQ(d.kind, Kind::kLeaf);
+  EXPECT_EQ(d.attrs.aperture, Aperture::kPeer);
+  EXPECT_EQ(d.attrs.peer_id, 6);
+  EXPECT_EQ(d.addr, 0x55000u);
 }
 
 }  // namespace

@@ -34,6 +34,13 @@ struct MemoryManagerConfig {
   uint64_t reserved = 0;     // bytes at the top of VRAM the manager never hands out
   GpuVa va_base;             // the VA of page-table index 0 (AMD VM context start; NV 0)
   bool booting = true;       // start in boot mode (root table and bring-up buffers)
+  // Page tables outside the VRAM pools (e.g. a SysmemTablePool): both set, or neither. The
+  // tables are then written through `table_memory` and their pages come from `table_pages`.
+  TablePageSource* table_pages = nullptr;
+  PhysicalMemory* table_memory = nullptr;
+  // NVIDIA: map with 64 KiB big pages (PageTable::enable_big_pages) and let valloc take 64 KiB
+  // chunks. Ignored by formats without big pages.
+  bool big_pages = false;
 };
 
 // A virtual allocation: one VA range backed by physical chunks in order.
@@ -77,6 +84,10 @@ class MemoryManager final : private TablePageSource {
   void set_invalidate_hook(std::function<void(GpuVa, uint64_t)> hook) {
     pt_->set_invalidate_hook(std::move(hook));
   }
+  // TLB-invalidate batching (see PageTable): e.g. around the vallocs/vfrees of one submission.
+  void begin_invalidate_batch() { pt_->begin_invalidate_batch(); }
+  void end_invalidate_batch() { pt_->end_invalidate_batch(); }
+  void flush_invalidations() { pt_->flush_invalidations(); }
 
   PageTable& page_table() { return *pt_; }
   const PageTable& page_table() const { return *pt_; }

@@ -14,7 +14,11 @@
 //    first and rolls back created tables when a table page cannot be allocated; unmap checks
 //    that every page is mapped and that no huge page is cut before it changes anything.
 //  * Tables that become empty on unmap are freed (never the root).
-//  * After every successful map/unmap the TLB-invalidate hook runs with the changed VA range.
+//  * After every successful map/unmap the TLB-invalidate hook runs with the changed VA range;
+//    inside an invalidate batch (begin/end_invalidate_batch, InvalidateBatch) the changed ranges
+//    are collected and the hook runs once per batch with the range covering all of them.
+//  * Table pages live where the TablePageSource says (VRAM, or system memory: then the
+//    PhysicalMemory view addresses that memory by bus address, e.g. SysmemTablePool).
 #pragma once
 
 #include <cstdint>
@@ -35,9 +39,12 @@ namespace rawgpu::memory {
 class TablePageSource {
  public:
   virtual ~TablePageSource() = default;
-  // A 4 KiB-aligned VRAM page of 4 KiB for a page table (need not be zeroed).
+  // A 4 KiB-aligned VRAM page of 4 KiB for a page table (need not be zeroed). For a source in
+  // system memory the value is the page's bus address (the address the GPU walker uses).
   virtual Result<VramAddr> alloc_table_page() = 0;
   virtual void free_table_page(VramAddr page) = 0;
+  // Where the pages are: VRAM (default) or system memory (snooped or not).
+  virtual TableLocation table_location() const { return {}; }
 };
 
 // One leaf as found in memory (inspect/translate).
@@ -68,7 +75,9 @@ class PageTable {
   ~PageTable();
 
   // Maps consecutive VA starting at `va` to the chunks in order. All addresses and sizes must be
-  // page-aligned (4 KiB). attrs.aperture must be kVram for VRAM chunks and kSystem for bus ones.
+  // page-aligned (4 KiB). attrs.aperture must be kVram for VRAM chunks and kSystem for bus ones;
+  // kPeer takes VRAM chunks (offsets in the peer's VRAM, NVIDIA, peer_id 0..7) or bus chunks (a
+  // peer's BAR, AMD), as codec().peer_by_bus_address() says; peer pages are never snooped.
   // Errors: kInvalidArgument (misaligned, empty, wrong aperture), kOutOfRange (outside the VA
   // range or the physical range the format can address), kAlreadyExists (any page of the range
   // is mapped), kOutOfMemory (no page for a new table). Unchanged on error.
@@ -83,8 +92,27 @@ class PageTable {
   // Walks the tables in memory like the GPU's MMU: the leaf mapping `va`, or kNotFound.
   Result<MappedPage> translate(GpuVa va) const;
 
-  // Called after every successful change with the VA range whose translations changed.
+  // Called after every successful change with the VA range whose translations changed (once per
+  // batch inside an invalidate batch).
   void set_invalidate_hook(std::function<void(GpuVa, uint64_t)> hook) { hook_ = std::move(hook); }
+  // Invalidate batching (nestable): while a batch is open, changed ranges are collected instead
+  // of invalidated; closing the outermost batch flushes. flush_invalidations() runs the hook now
+  // (once, with the VA range covering every change since the last flush) if anything changed.
+  void begin_invalidate_batch() { ++batch_depth_; }
+  void end_invalidate_batch();
+  void flush_invalidations();
+  bool invalidation_pending() const { return dirty_hi_ > dirty_lo_; }
+  // How many times the hook has run (tests, statistics).
+  uint64_t invalidations() const { return invalidations_; }
+
+  // NVIDIA big pages (64 KiB leaves in the big-page table of a dual PDE0 entry): off by default,
+  // so 64 KiB-aligned runs keep being mapped (and unmappable) page by page. When on, map() uses
+  // a 64 KiB leaf wherever VA and PA are 64 KiB aligned and the chunk covers 64 KiB (as for
+  // huge pages, unmap can then not cut such a page). A dual PDE may point to a small-page table
+  // and a big-page table at once; a 64 KiB block is mapped by one of them only. MappedPage
+  // level of a big page: codec().last_level() + 1. Errors: kUnsupported without big pages.
+  Status enable_big_pages(bool on = true);
+  bool big_pages() const;
 
   const PteCodec& codec() const { return *codec_; }
   VramAddr root() const;
@@ -114,6 +142,23 @@ class PageTable {
   std::unique_ptr<PteCodec> codec_;
   GpuVa va_base_;
   std::function<void(GpuVa, uint64_t)> hook_;
+  void changed(GpuVa va, uint64_t size);
+  unsigned batch_depth_ = 0;
+  uint64_t dirty_lo_ = 0, dirty_hi_ = 0;  // pending VA range [lo, hi) (empty: lo == hi)
+  uint64_t invalidations_ = 0;
+};
+
+// Scoped invalidate batch: `{ InvalidateBatch b(pt); pt.map(...); pt.unmap(...); }` runs the
+// TLB-invalidate hook once at the end of the scope.
+class InvalidateBatch {
+ public:
+  explicit InvalidateBatch(PageTable& pt) : pt_(pt) { pt_.begin_invalidate_batch(); }
+  ~InvalidateBatch() { pt_.end_invalidate_batch(); }
+  InvalidateBatch(const InvalidateBatch&) = delete;
+  InvalidateBatch& operator=(const InvalidateBatch&) = delete;
+
+ private:
+  PageTable& pt_;
 };
 
 }  // namespace rawgpu::memory

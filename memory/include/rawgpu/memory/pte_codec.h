@@ -40,6 +40,19 @@ Result<PageTableFormat> parse_format(std::string_view name);
 enum class Aperture : uint8_t {
   kVram,    // this GPU's local memory (a VramAddr)
   kSystem,  // host memory, a peer's BAR, bridge SRAM (a BusAddr)
+  // Another GPU's memory. NVIDIA: the PEER_MEMORY aperture, address = offset in the peer's
+  // VRAM, PageAttrs::peer_id selects the peer (0..7). AMD has no peer aperture: a peer is the
+  // system aperture with the peer's bus (BAR) address, never snooped, and decodes as kSystem.
+  kPeer,
+};
+
+// Where page-table pages live (all tables of one PageTable share it). VRAM, or system memory:
+// NVIDIA PDEs then use the SYSTEM_(NON_)COHERENT aperture, AMD PDEs the SYSTEM bit plus SNOOPED
+// for cache-coherent memory.
+struct TableLocation {
+  Aperture aperture = Aperture::kVram;  // kVram or kSystem
+  bool snooped = false;                 // kSystem: CPU-cache coherent
+  friend bool operator==(const TableLocation&, const TableLocation&) = default;
 };
 
 struct PageAttrs {
@@ -49,6 +62,7 @@ struct PageAttrs {
   bool writable = true;    // AMD WRITEABLE; NV READ_ONLY (v2) / PCF read-only (v3) when false
   bool readable = true;    // AMD READABLE (NV pages are always readable)
   bool executable = true;  // AMD EXECUTABLE (NV has no execute permission bit)
+  uint8_t peer_id = 0;     // kPeer on NVIDIA: which peer (0..7); 0 otherwise
   friend bool operator==(const PageAttrs&, const PageAttrs&) = default;
 };
 
@@ -70,8 +84,8 @@ struct DecodedEntry {
     kForeign,  // present, but not a form rawgpu writes (e.g. an NV big-page-only dual PDE)
   };
   Kind kind = Kind::kInvalid;
-  uint64_t addr = 0;      // child table (VRAM) or page (VRAM offset or bus address)
-  PageAttrs attrs;        // leaves only
+  uint64_t addr = 0;      // child table or page (VRAM offset or bus address, per aperture)
+  PageAttrs attrs;        // leaves; for tables only aperture and snooped (where the table is)
   unsigned fragment = 0;  // AMD leaves: the entry claims 2^(12 + fragment) contiguous bytes
 };
 
@@ -93,6 +107,42 @@ class PteCodec {
   // Writes the entry at `level` that points to a child table at `child` (always in VRAM).
   // `out` has entry_bytes / 8 words.
   virtual void encode_table(unsigned level, VramAddr child, uint64_t* out) const = 0;
+  // The same for a child table in `where` (VRAM or system memory); `child` is a VRAM offset or a
+  // bus address. Precondition: child is 4 KiB aligned and below phys_limit(where.aperture).
+  virtual void encode_table_in(unsigned level, uint64_t child, const TableLocation& where,
+                               uint64_t* out) const {
+    RG_CHECK(where.aperture == Aperture::kVram, "%s cannot place tables outside VRAM",
+             name().data());
+    encode_table(level, VramAddr(child), out);
+  }
+  // NVIDIA big pages ("64 KiB small pages"): the dual PDE at the level above the last (PDE0) has
+  // a second half pointing to a big-page table of 2^(shift(PDE0) - big_page_shift()) 8-byte
+  // PTEs (32 for 64 KiB pages under a 2 MiB PDE0 entry), in the PTE format of the last level.
+  // 0 when the format has none (AMD).
+  virtual unsigned big_page_shift() const { return 0; }
+  // Writes the big-page half (word 0) of the dual PDE at `level` pointing to a big-page table at
+  // `child` (256-byte aligned) in `where`. Word 1 (the small-page half) is left alone.
+  virtual void encode_big_table(unsigned level, uint64_t child, const TableLocation& where,
+                                uint64_t* out) const {
+    (void)level, (void)child, (void)where, (void)out;
+    RG_CHECK(false, "%s has no big pages", name().data());
+  }
+  // The big-page half of a dual PDE: kTable (with where the table is) or kInvalid.
+  virtual DecodedEntry decode_big_table(unsigned level, const uint64_t* words) const {
+    (void)level, (void)words;
+    return {};
+  }
+  // `count` big-page PTEs mapping pa, pa + 2^big_page_shift(), ... (decode them with
+  // decode(last_level(), ...)).
+  virtual void encode_big_leaves(uint64_t pa, uint64_t count, const PageAttrs& attrs,
+                                 uint64_t* out) const {
+    (void)pa, (void)count, (void)attrs, (void)out;
+    RG_CHECK(false, "%s has no big pages", name().data());
+  }
+
+  // Whether kPeer pages are given by bus address (AMD: a peer BAR through the system aperture)
+  // rather than by an offset into the peer's VRAM (NVIDIA peer aperture).
+  virtual bool peer_by_bus_address() const { return false; }
   // Writes `count` consecutive leaf entries at `level` mapping pa, pa + span, ... with the same
   // attributes and fragment. Preconditions (asserted): the level allows leaves, pa is aligned
   // to the span and below phys_limit.
