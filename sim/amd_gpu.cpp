@@ -6,6 +6,7 @@
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
+#include "sdma.h"
 
 namespace rawgpu::sim {
 
@@ -189,10 +190,17 @@ void AmdGpu::ring_doorbell(uint32_t index, uint64_t value) {
       run_queue(*q);
     }
   }
+  for (auto& q : sdma_queues_) {
+    if (q->desc.doorbell == index) {
+      q->doorbell_wptr = value;
+      run_sdma(*q);
+    }
+  }
 }
 
 void AmdGpu::poll() {
   for (auto& q : queues_) run_queue(*q);
+  for (auto& q : sdma_queues_) run_sdma(*q);
 }
 
 QueueStatus AmdGpu::queue_status(uint32_t queue_id) const {
@@ -214,6 +222,12 @@ drivers::amd::FaultState AmdGpu::fault_state() const {
     f.queue_error = true;
     if (!text.empty()) text += "; ";
     text += strformat("queue %u stopped: %s", q->desc.id, q->status.error.c_str());
+  }
+  for (const auto& q : sdma_queues_) {
+    if (!q->status.stopped) continue;
+    f.queue_error = true;
+    if (!text.empty()) text += "; ";
+    text += strformat("copy queue %u stopped: %s", q->desc.id, q->status.error.c_str());
   }
   f.description = text;
   return f;

@@ -55,6 +55,7 @@ struct QueueStatus {
   uint64_t rptr = 0;     // dwords consumed
   bool waiting = false;  // blocked on WAIT_REG_MEM
   uint64_t packets = 0;  // packets executed
+  uint64_t traps = 0;    // SDMA TRAP packets executed (copy queues)
 };
 
 struct AmdGpuConfig {
@@ -73,12 +74,16 @@ class AmdGpu final : public drivers::amd::AmdDevice {
                                            drivers::amd::BufferPlacement placement) override;
   Status free(const drivers::amd::DeviceBuffer& buffer) override;
   Result<drivers::amd::ComputeQueueDesc> create_compute_queue(uint64_t ring_bytes) override;
+  // SDMA copy queues (sdma.cpp): byte-counted pointers, doorbells 0x100 + 0xA * id.
+  Result<drivers::amd::CopyQueueDesc> create_copy_queue(uint64_t ring_bytes) override;
   void ring_doorbell(uint32_t index, uint64_t value) override;
   void poll() override;
   drivers::amd::FaultState fault_state() const override;
 
   void set_executor(DispatchExecutor* executor) { executor_ = executor; }
   QueueStatus queue_status(uint32_t queue_id) const;
+  // rptr counts bytes for copy queues.
+  QueueStatus copy_queue_status(uint32_t queue_id) const;
   memory::MemoryManager& memory_manager() { return *mm_; }
 
   // GPU-side memory access through the simulated MMU. kHardware on a VM fault (which is also
@@ -87,11 +92,14 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   Result<uint64_t> read64(GpuVa va);
   Status write32(GpuVa va, uint32_t value);
   Status write64(GpuVa va, uint64_t value);
+  // Copies `bytes` bytes GPU VA to GPU VA through the MMU (SDMA COPY_LINEAR).
+  Status copy(GpuVa dst, GpuVa src, uint64_t bytes);
   // Simulated GPU clock (100 MHz counter); advances by one tick per read.
   uint64_t timestamp() { return ++clock_; }
 
  private:
   struct Queue;
+  struct SdmaQueue;
   struct HostPage;
   AmdGpu() = default;
   Result<uint8_t*> translate(GpuVa va, bool write, bool exec);
@@ -99,6 +107,8 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   void run_queue(Queue& q);
   // Returns false when the queue must stop or wait.
   bool step(Queue& q);
+  void run_sdma(SdmaQueue& q);
+  bool step_sdma(SdmaQueue& q);
 
   AmdGpuConfig config_;
   std::unique_ptr<memory::SparseVram> vram_;
@@ -108,6 +118,7 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   std::map<uint64_t, HostPage*> host_pages_;               // bus address -> host page
   std::map<uint64_t, std::unique_ptr<HostPage>> buffers_;  // handle -> backing
   std::vector<std::unique_ptr<Queue>> queues_;
+  std::vector<std::unique_ptr<SdmaQueue>> sdma_queues_;
   uint64_t next_handle_ = 1;
   DispatchExecutor* executor_ = nullptr;
   uint64_t clock_ = 0;
