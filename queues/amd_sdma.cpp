@@ -47,9 +47,11 @@ void sdma_nop(CmdBuilder& b) {
   p.emit(b, 1);
 }
 
-uint32_t sdma_copy_linear(CmdBuilder& b, GpuVa dst, GpuVa src, uint64_t bytes) {
+uint32_t sdma_copy_linear(CmdBuilder& b, GpuVa dst, GpuVa src, uint64_t bytes,
+                          uint64_t max_packet) {
   RG_CHECK(bytes > 0, "SDMA copy of 0 bytes");
-  const uint64_t max = sdma_copy_max_bytes();
+  RG_CHECK(max_packet <= sdma_copy_max_bytes(), "COPY_LINEAR packets carry at most 1 GiB");
+  const uint64_t max = max_packet ? max_packet : sdma_copy_max_bytes();
   uint32_t packets = 0;
   for (uint64_t off = 0; off < bytes; off += max, ++packets) {
     const uint64_t n = std::min(max, bytes - off);

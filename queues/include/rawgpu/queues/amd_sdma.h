@@ -37,7 +37,10 @@ enum class SdmaPollFunc : uint32_t {
 void sdma_nop(CmdBuilder& b);
 // COPY_LINEAR packets for `bytes` (> 0) bytes, split at sdma_copy_max_bytes(). Returns the
 // number of packets written.
-uint32_t sdma_copy_linear(CmdBuilder& b, GpuVa dst, GpuVa src, uint64_t bytes);
+// `max_packet` (default and upper bound: sdma_copy_max_bytes()) lets tests exercise the split
+// with small sizes.
+uint32_t sdma_copy_linear(CmdBuilder& b, GpuVa dst, GpuVa src, uint64_t bytes,
+                          uint64_t max_packet = 0);
 // FENCE: writes the 32-bit `value` to `addr` (dword aligned); returns the value's slot.
 // MTYPE 3 as the reference design programs it on GC >= 10.
 PatchSlot sdma_fence(CmdBuilder& b, GpuVa addr, uint32_t value);
@@ -78,9 +81,11 @@ class CopyQueue {
     return *this;
   }
   CopyQueue& copy(GpuVa dst, GpuVa src, uint64_t bytes) {
-    sdma_copy_linear(cmds_, dst, src, bytes);
+    sdma_copy_linear(cmds_, dst, src, bytes, max_packet_);
     return *this;
   }
+  // Bytes per COPY_LINEAR packet (0 = the hardware maximum); lowered by tests.
+  void set_max_copy_packet(uint64_t bytes) { max_packet_ = bytes; }
 
   // Copies the pending commands into the ring (padding as described above), waits through
   // the device's poll hook for space against rptr (kTimeout naming rptr/wptr and the device's
@@ -98,6 +103,7 @@ class CopyQueue {
   drivers::amd::CopyQueueDesc desc_;
   CmdBuilder cmds_;
   uint64_t wptr_ = 0;  // bytes
+  uint64_t max_packet_ = 0;
 };
 
 }  // namespace rawgpu::queues::amd
