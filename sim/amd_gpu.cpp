@@ -45,6 +45,7 @@ const char* opcode_name(uint32_t op) {
     case pm4::PACKET3_SET_UCONFIG_REG: return "SET_UCONFIG_REG";
     case pm4::PACKET3_INDIRECT_BUFFER: return "INDIRECT_BUFFER";
     case pm4::PACKET3_DISPATCH_DIRECT: return "DISPATCH_DIRECT";
+    case pm4::PACKET3_COPY_DATA: return "COPY_DATA";
     default: return "unknown";
   }
 }
@@ -75,7 +76,51 @@ struct AmdGpu::Queue {
   QueueStatus status;
 };
 
+namespace {
+constexpr std::string_view kSimNames[] = {"sim:gfx1100", "sim:gfx1201"};
+constexpr uint32_t kSimVersions[] = {110000, 120001};
+// NBIO segment 2 base of the simulated devices (amd.md §3.3) and the generated HDP flush
+// register offsets (nbio_4_3_0.h / nbif_6_3_1.h: 0x106 / 0x107, segment 2).
+constexpr uint32_t kHdpFlushReq = 0xD20 + 0x106;
+constexpr uint32_t kHdpFlushDone = 0xD20 + 0x107;
+}  // namespace
+
+std::span<const std::string_view> sim_device_names() { return kSimNames; }
+
+Result<AmdGpuConfig> parse_sim_device(std::string_view name) {
+  for (size_t i = 0; i < std::size(kSimNames); ++i) {
+    if (name == kSimNames[i]) {
+      AmdGpuConfig c;
+      c.gc_version = kSimVersions[i];
+      return c;
+    }
+  }
+  return make_error(Errc::kInvalidArgument, "unknown simulated device '%.*s'",
+                    static_cast<int>(name.size()), name.data())
+      .with_hint("use sim:gfx1100 or sim:gfx1201");
+}
+
+std::string AmdGpu::name() const {
+  return config_.gc_version >= 120000 ? "sim:gfx1201" : "sim:gfx1100";
+}
+
+uint32_t AmdGpu::read_reg(uint32_t reg) const {
+  auto it = regs_.find(reg);
+  return it == regs_.end() ? 0 : it->second;
+}
+
+void AmdGpu::write_reg(uint32_t reg, uint32_t value) {
+  regs_[reg] = value;
+  if (reg == kHdpFlushReq) regs_[kHdpFlushDone] |= value;  // the flush completes at once
+}
+
 Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config) {
+  if (config.gc_version != 110000 && config.gc_version != 120001) {
+    return make_error(Errc::kUnsupported,
+                      "simulated GC version %u: use 110000 (gfx1100) or "
+                      "120001 (gfx1201)",
+                      config.gc_version);
+  }
   std::unique_ptr<AmdGpu> gpu(new AmdGpu());
   gpu->config_ = config;
   gpu->vram_ = std::make_unique<memory::SparseVram>(config.vram_size);
@@ -85,7 +130,8 @@ Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config) {
   gpu->va_ = std::make_unique<memory::AddressAllocator<GpuVa>>(
       RG_TRY(memory::AddressAllocator<GpuVa>::create(va_base, uint64_t{1} << 44, kPage)));
   memory::MemoryManagerConfig mc;
-  mc.format = memory::PageTableFormat::kAmdGfx10;
+  mc.format = config.gc_version >= 120000 ? memory::PageTableFormat::kAmdGfx12
+                                          : memory::PageTableFormat::kAmdGfx10;
   mc.vram_size = config.vram_size;
   mc.boot_size = 4ull << 20;
   mc.va_base = va_base;
@@ -387,7 +433,49 @@ bool AmdGpu::step(Queue& q) {
       case pm4::PACKET3_EVENT_WRITE: break;
       case pm4::PACKET3_ACQUIRE_MEM:
         if (!need(7)) return bad_len(7);
-        break;  // the simulator has no caches to invalidate
+        q.status.last_gcr_cntl = body[6];  // recorded; the simulator has no caches
+        ++q.status.acquires;
+        break;
+      case pm4::PACKET3_COPY_DATA: {
+        if (!need(5)) return bad_len(5);
+        const uint32_t src_sel = body[0] & 0xf, dst_sel = (body[0] >> 8) & 0xf;
+        const bool bit64 = (body[0] >> 16) & 1;
+        const uint64_t src = body[1] | (uint64_t{body[2]} << 32);
+        const GpuVa dst(body[3] | (uint64_t{body[4]} << 32));
+        uint64_t v = 0;
+        switch (src_sel) {
+          case 0:
+            if (bit64) return stop("COPY_DATA: 64-bit register source is not simulated");
+            v = read_reg(body[1]);
+            break;
+          case 1: {
+            if (src % (bit64 ? 8 : 4)) return stop("COPY_DATA: misaligned memory source");
+            if (bit64) {
+              auto r = read64(GpuVa(src));
+              if (!r) return stop("COPY_DATA: " + r.error().message());
+              v = *r;
+            } else {
+              auto r = read32(GpuVa(src));
+              if (!r) return stop("COPY_DATA: " + r.error().message());
+              v = *r;
+            }
+            break;
+          }
+          case 5: v = bit64 ? src : body[1]; break;
+          case 9: v = timestamp(); break;
+          default: return stop(strformat("COPY_DATA src_sel %u not simulated", src_sel));
+        }
+        if (dst_sel == 0) {
+          if (bit64) return stop("COPY_DATA: 64-bit register destination is not simulated");
+          write_reg(body[3], static_cast<uint32_t>(v));
+        } else if (dst_sel == 5) {
+          Status st = bit64 ? write64(dst, v) : write32(dst, static_cast<uint32_t>(v));
+          if (!st) return stop("COPY_DATA: " + st.error().message());
+        } else {
+          return stop(strformat("COPY_DATA dst_sel %u not simulated", dst_sel));
+        }
+        break;
+      }
       case pm4::PACKET3_WRITE_DATA: {
         if (n < 4) return stop(strformat("WRITE_DATA with %u body dwords (at least 4)", n));
         const uint32_t dst_sel = (body[0] >> 8) & 0xf;
@@ -423,12 +511,25 @@ bool AmdGpu::step(Queue& q) {
       case pm4::PACKET3_WAIT_REG_MEM: {
         if (!need(6)) return bad_len(6);
         const uint32_t fn = body[0] & 7;
-        if ((body[0] & (1u << 4)) == 0) return stop("WAIT_REG_MEM on a register is not simulated");
-        if (((body[0] >> 6) & 3) != 0)
-          return stop("WAIT_REG_MEM write-wait-write on memory is not simulated");
-        auto v = read32(GpuVa(body[1] | (uint64_t{body[2]} << 32)));
-        if (!v) return stop("WAIT_REG_MEM: " + v.error().message());
-        const uint32_t val = *v & body[4], ref = body[3];
+        const bool mem = (body[0] & (1u << 4)) != 0;
+        const uint32_t operation = (body[0] >> 6) & 3;
+        if (fn > 6) return stop(strformat("WAIT_REG_MEM function %u invalid", fn));
+        uint32_t cur = 0;
+        if (mem) {
+          if (operation != 0)
+            return stop("WAIT_REG_MEM write-wait-write on memory is not simulated");
+          auto v = read32(GpuVa(body[1] | (uint64_t{body[2]} << 32)));
+          if (!v) return stop("WAIT_REG_MEM: " + v.error().message());
+          cur = *v;
+        } else if (operation == 0) {
+          cur = read_reg(body[1]);
+        } else if (operation == 1) {
+          if (!q.status.waiting) write_reg(body[1], body[3]);  // the first write, once
+          cur = read_reg(body[2]);
+        } else {
+          return stop(strformat("WAIT_REG_MEM operation %u not simulated", operation));
+        }
+        const uint32_t val = cur & body[4], ref = body[3];
         bool ok = false;
         switch (fn) {
           case 0: ok = true; break;

@@ -15,7 +15,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rawgpu/base/addr.h"
@@ -51,24 +53,33 @@ class DispatchExecutor {
 // Per-queue state, for tests and diagnostics.
 struct QueueStatus {
   bool stopped = false;
-  std::string error;     // decoded reason when stopped
-  uint64_t rptr = 0;     // dwords consumed
-  bool waiting = false;  // blocked on WAIT_REG_MEM
-  uint64_t packets = 0;  // packets executed
-  uint64_t traps = 0;    // SDMA TRAP packets executed (copy queues)
+  std::string error;           // decoded reason when stopped
+  uint64_t rptr = 0;           // dwords consumed
+  bool waiting = false;        // blocked on WAIT_REG_MEM
+  uint64_t packets = 0;        // packets executed
+  uint64_t traps = 0;          // SDMA TRAP packets executed (copy queues)
+  uint32_t last_gcr_cntl = 0;  // GCR_CNTL of the last ACQUIRE_MEM (compute queues)
+  uint64_t acquires = 0;       // ACQUIRE_MEM packets executed
 };
 
 struct AmdGpuConfig {
   uint64_t vram_size = 1ull << 30;
-  uint32_t gc_version = 110000;  // gfx1100
+  uint32_t gc_version = 110000;  // gfx1100; 120001 = gfx1201 (gfx12 page tables)
 };
+
+// Simulated device names: "sim:gfx1100" and "sim:gfx1201". Anything else is kInvalidArgument
+// naming the known ones.
+Result<AmdGpuConfig> parse_sim_device(std::string_view name);
+// The names parse_sim_device accepts.
+std::span<const std::string_view> sim_device_names();
 
 class AmdGpu final : public drivers::amd::AmdDevice {
  public:
   static Result<std::unique_ptr<AmdGpu>> create(const AmdGpuConfig& config = {});
   ~AmdGpu() override;
 
-  std::string name() const override { return "sim:gfx1100"; }
+  // "sim:gfx1100" or "sim:gfx1201".
+  std::string name() const override;
   uint32_t gc_version() const override { return config_.gc_version; }
   Result<drivers::amd::DeviceBuffer> alloc(uint64_t size,
                                            drivers::amd::BufferPlacement placement) override;
@@ -92,6 +103,11 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   Result<uint64_t> read64(GpuVa va);
   Status write32(GpuVa va, uint32_t value);
   Status write64(GpuVa va, uint64_t value);
+  // The simulated MMIO register file (dword register addresses). A write to
+  // BIF_BX_PF0_GPU_HDP_FLUSH_REQ completes the flush at once: the same bits read back set in
+  // _DONE. Unwritten registers read 0.
+  uint32_t read_reg(uint32_t reg) const;
+  void write_reg(uint32_t reg, uint32_t value);
   // Copies `bytes` bytes GPU VA to GPU VA through the MMU (SDMA COPY_LINEAR).
   Status copy(GpuVa dst, GpuVa src, uint64_t bytes);
   // Simulated GPU clock (100 MHz counter); advances by one tick per read.
@@ -119,6 +135,7 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   std::map<uint64_t, std::unique_ptr<HostPage>> buffers_;  // handle -> backing
   std::vector<std::unique_ptr<Queue>> queues_;
   std::vector<std::unique_ptr<SdmaQueue>> sdma_queues_;
+  std::map<uint32_t, uint32_t> regs_;
   uint64_t next_handle_ = 1;
   DispatchExecutor* executor_ = nullptr;
   uint64_t clock_ = 0;
