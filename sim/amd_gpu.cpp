@@ -193,6 +193,43 @@ Result<DeviceBuffer> AmdGpu::alloc(uint64_t size, BufferPlacement placement) {
   return b;
 }
 
+Result<DeviceBuffer> AmdGpu::map_external(uint8_t* cpu, uint64_t size) {
+  if (cpu == nullptr || reinterpret_cast<uintptr_t>(cpu) % kPage != 0 || size == 0 ||
+      size % kPage != 0) {
+    return make_error(Errc::kInvalidArgument,
+                      "external mapping must be 4 KiB aligned and a multiple of 4 KiB");
+  }
+  auto page = std::make_unique<HostPage>();
+  page->size = size;
+  const BusAddr bus = RG_TRY(bus_->alloc(size, kPage));
+  auto va = va_->alloc(size, kPage);
+  if (!va) {
+    (void)bus_->free(bus);
+    return std::move(va).take_error();
+  }
+  page->cpu = cpu;
+  page->bus = bus.raw();
+  page->va = *va;
+  memory::PageAttrs attrs;
+  attrs.aperture = memory::Aperture::kSystem;
+  attrs.snooped = true;
+  const AddrRange<BusAddr> chunk{bus, size};
+  if (Status st = mm_->map_range(*va, std::span(&chunk, 1), attrs); !st) {
+    (void)bus_->free(bus);
+    (void)va_->free(*va);
+    return std::move(st).take_error();
+  }
+  host_pages_[page->bus] = page.get();
+  DeviceBuffer b;
+  b.va = page->va;
+  b.size = size;
+  b.cpu = cpu;
+  b.placement = BufferPlacement::kHost;
+  b.handle = next_handle_++;
+  buffers_[b.handle] = std::move(page);
+  return b;
+}
+
 Status AmdGpu::free(const DeviceBuffer& buffer) {
   auto it = buffers_.find(buffer.handle);
   if (it == buffers_.end()) {

@@ -84,6 +84,10 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   Result<drivers::amd::DeviceBuffer> alloc(uint64_t size,
                                            drivers::amd::BufferPlacement placement) override;
   Status free(const drivers::amd::DeviceBuffer& buffer) override;
+  // Maps host memory owned by someone else (e.g. another simulated device's signal page; 4 KiB
+  // aligned, size a multiple of 4 KiB) into this device's VA space, as a peer group maps signal
+  // pages into every device. The memory must outlive the mapping; free() unmaps it.
+  Result<drivers::amd::DeviceBuffer> map_external(uint8_t* cpu, uint64_t size);
   Result<drivers::amd::ComputeQueueDesc> create_compute_queue(uint64_t ring_bytes) override;
   // SDMA copy queues (sdma.cpp): byte-counted pointers, doorbells 0x100 + 0xA * id.
   Result<drivers::amd::CopyQueueDesc> create_copy_queue(uint64_t ring_bytes) override;
