@@ -63,7 +63,10 @@ void Graph::set_grid(uint32_t node, std::array<uint32_t, 3> grid) {
   for (uint32_t g : grid) RG_CHECK(g > 0, "grid dimension 0");
   Node& n = nodes_[node];
   n.exec.grid = grid;
-  n.grid_dirty = bound_;
+  if (bound_) {
+    n.grid_dirty = true;
+    dirty_.push_back(node);
+  }
 }
 
 void Graph::set_user_data(uint32_t node, uint32_t index, uint32_t value) {
@@ -73,7 +76,10 @@ void Graph::set_user_data(uint32_t node, uint32_t index, uint32_t value) {
            n.exec.user_data_count);
   if (n.exec.user_data[index] == value) return;
   n.exec.user_data[index] = value;
-  if (bound_) n.user_data_changes.emplace_back(index, value);
+  if (bound_) {
+    n.user_data_changes.emplace_back(index, value);
+    dirty_.push_back(node);
+  }
 }
 
 Status Graph::bind() {
@@ -197,8 +203,8 @@ Status Graph::launch(Timeline& tl, const WaitOptions& wait) {
   last_patched_ = 0;
   const uint32_t base = epoch_ * stride;
   for (const EpochSlot& e : epoch_slots_) write_slot(e.queue, e.slot, base + e.offset);
-  for (Node& n : nodes_) {
-    if (n.queue != QueueKind::kCompute) continue;
+  for (uint32_t i : dirty_) {  // only nodes changed since the last launch
+    Node& n = nodes_[i];
     if (n.grid_dirty) {
       for (int d = 0; d < 3; ++d) write_slot(n.queue, n.slots.grid[d], n.exec.grid[d]);
       n.grid_dirty = false;
@@ -208,6 +214,7 @@ Status Graph::launch(Timeline& tl, const WaitOptions& wait) {
     }
     n.user_data_changes.clear();
   }
+  dirty_.clear();
   const bool has_copy = !ib_[kCopy].empty(), has_compute = !ib_[kCompute].empty();
   if (has_copy) {
     copy_->wait(tl.wait_signal(), tl.wait_value());

@@ -270,13 +270,13 @@ void AmdGpu::ring_doorbell(uint32_t index, uint64_t value) {
   for (auto& q : queues_) {
     if (q->desc.doorbell == index) {
       q->doorbell_wptr = value;
-      run_queue(*q);
+      if (config_.process_on_doorbell) run_queue(*q);
     }
   }
   for (auto& q : sdma_queues_) {
     if (q->desc.doorbell == index) {
       q->doorbell_wptr = value;
-      run_sdma(*q);
+      if (config_.process_on_doorbell) run_sdma(*q);
     }
   }
 }

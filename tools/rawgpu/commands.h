@@ -15,6 +15,8 @@ cli::Command list_command();
 cli::Command version_command();
 cli::Command selfcheck_command();
 cli::Command bench_command();
+// `rawgpu bench launch` (cmd_bench_launch.cpp).
+int bench_launch(const cli::Args& args, cli::Io& io);
 
 // Rendering used by `rawgpu list` (exposed for tests).
 std::string render_devices_text(const std::vector<pci::DeviceInfo>& devices, bool display_only);

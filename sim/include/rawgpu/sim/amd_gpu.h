@@ -65,6 +65,9 @@ struct QueueStatus {
 struct AmdGpuConfig {
   uint64_t vram_size = 1ull << 30;
   uint32_t gc_version = 110000;  // gfx1100; 120001 = gfx1201 (gfx12 page tables)
+  // false: a doorbell write only latches the write pointer and queues run in poll() (lets
+  // benchmarks time host-side submission without the simulated execution).
+  bool process_on_doorbell = true;
 };
 
 // Simulated device names: "sim:gfx1100" and "sim:gfx1201". Anything else is kInvalidArgument
