@@ -1,5 +1,7 @@
 #include "rawgpu/sim/amd_gpu.h"
 
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 #include "rawgpu/autogen/amd/pm4_nvd.h"
@@ -100,16 +102,34 @@ Result<AmdGpuConfig> parse_sim_device(std::string_view name) {
       .with_hint("use sim:gfx1100 or sim:gfx1201");
 }
 
+bool AmdGpuConfig::sim_thread_from_env() {
+  const char* v = std::getenv("RAWGPU_SIM_THREAD");
+  return v != nullptr && std::string_view(v) == "1";
+}
+
+void AmdGpu::thread_main() {
+  std::unique_lock<std::recursive_mutex> lock(mu_);
+  while (!stop_) {
+    const uint64_t seq = doorbell_seq_;
+    for (auto& q : queues_) run_queue(*q);
+    for (auto& q : sdma_queues_) run_sdma(*q);
+    cv_.wait_for(lock, std::chrono::microseconds(20),
+                 [&] { return stop_ || doorbell_seq_ != seq; });
+  }
+}
+
 std::string AmdGpu::name() const {
   return config_.gc_version >= 120000 ? "sim:gfx1201" : "sim:gfx1100";
 }
 
 uint32_t AmdGpu::read_reg(uint32_t reg) const {
+  Guard guard(this);
   auto it = regs_.find(reg);
   return it == regs_.end() ? 0 : it->second;
 }
 
 void AmdGpu::write_reg(uint32_t reg, uint32_t value) {
+  Guard guard(this);
   regs_[reg] = value;
   if (reg == kHdpFlushReq) regs_[kHdpFlushDone] |= value;  // the flush completes at once
 }
@@ -140,12 +160,27 @@ Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config) {
   // Bus addresses for host pages (the IOMMU-less DMA space of the simulated host).
   gpu->bus_ = std::make_unique<memory::AddressAllocator<BusAddr>>(
       RG_TRY(memory::AddressAllocator<BusAddr>::create(BusAddr(0x100000000), 1ull << 40, kPage)));
+  if (config.device_thread) {
+    gpu->threaded_ = true;
+    AmdGpu* g = gpu.get();
+    gpu->thread_ = std::thread([g] { g->thread_main(); });
+  }
   return gpu;
 }
 
-AmdGpu::~AmdGpu() = default;
+AmdGpu::~AmdGpu() {
+  if (thread_.joinable()) {
+    {
+      std::lock_guard<std::recursive_mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+}
 
 Result<DeviceBuffer> AmdGpu::alloc(uint64_t size, BufferPlacement placement) {
+  Guard guard(this);
   if (size == 0) return make_error(Errc::kInvalidArgument, "buffer size 0");
   uint64_t bytes = RG_TRY(checked_add(size, kPage - 1)) & ~(kPage - 1);
   auto page = std::make_unique<HostPage>();
@@ -194,6 +229,7 @@ Result<DeviceBuffer> AmdGpu::alloc(uint64_t size, BufferPlacement placement) {
 }
 
 Result<DeviceBuffer> AmdGpu::map_external(uint8_t* cpu, uint64_t size) {
+  Guard guard(this);
   if (cpu == nullptr || reinterpret_cast<uintptr_t>(cpu) % kPage != 0 || size == 0 ||
       size % kPage != 0) {
     return make_error(Errc::kInvalidArgument,
@@ -231,6 +267,7 @@ Result<DeviceBuffer> AmdGpu::map_external(uint8_t* cpu, uint64_t size) {
 }
 
 Status AmdGpu::free(const DeviceBuffer& buffer) {
+  Guard guard(this);
   auto it = buffers_.find(buffer.handle);
   if (it == buffers_.end()) {
     return make_error(Errc::kNotFound, "no buffer with handle %llu",
@@ -250,6 +287,7 @@ Status AmdGpu::free(const DeviceBuffer& buffer) {
 }
 
 Result<ComputeQueueDesc> AmdGpu::create_compute_queue(uint64_t ring_bytes) {
+  Guard guard(this);
   if (ring_bytes < kPage || !is_pow2(ring_bytes) || ring_bytes > (1ull << 30)) {
     return make_error(Errc::kInvalidArgument,
                       "ring size 0x%llx: must be a power of two in [4 KiB, 1 GiB]",
@@ -267,6 +305,18 @@ Result<ComputeQueueDesc> AmdGpu::create_compute_queue(uint64_t ring_bytes) {
 }
 
 void AmdGpu::ring_doorbell(uint32_t index, uint64_t value) {
+  Guard guard(this);
+  if (threaded_) {
+    for (auto& q : queues_) {
+      if (q->desc.doorbell == index) q->doorbell_wptr = value;
+    }
+    for (auto& q : sdma_queues_) {
+      if (q->desc.doorbell == index) q->doorbell_wptr = value;
+    }
+    ++doorbell_seq_;
+    cv_.notify_one();
+    return;
+  }
   for (auto& q : queues_) {
     if (q->desc.doorbell == index) {
       q->doorbell_wptr = value;
@@ -282,11 +332,16 @@ void AmdGpu::ring_doorbell(uint32_t index, uint64_t value) {
 }
 
 void AmdGpu::poll() {
+  if (threaded_) {
+    std::this_thread::yield();  // the device thread makes progress
+    return;
+  }
   for (auto& q : queues_) run_queue(*q);
   for (auto& q : sdma_queues_) run_sdma(*q);
 }
 
 QueueStatus AmdGpu::queue_status(uint32_t queue_id) const {
+  Guard guard(this);
   RG_CHECK(queue_id < queues_.size());
   QueueStatus s = queues_[queue_id]->status;
   s.rptr = queues_[queue_id]->rptr;
@@ -294,6 +349,7 @@ QueueStatus AmdGpu::queue_status(uint32_t queue_id) const {
 }
 
 drivers::amd::FaultState AmdGpu::fault_state() const {
+  Guard guard(this);
   drivers::amd::FaultState f;
   f.faulted = fault_status_ != 0;
   f.address = GpuVa(fault_addr_page_ << 12);
@@ -372,6 +428,7 @@ Result<uint8_t*> AmdGpu::translate(GpuVa va, bool write, bool exec) {
 }
 
 Result<uint32_t> AmdGpu::read32(GpuVa va, bool exec) {
+  Guard guard(this);
   if (va.raw() % 4)
     return make_error(Errc::kHardware, "misaligned read at %s", hex(va.raw()).c_str());
   uint8_t* p = RG_TRY(translate(va, false, exec));
@@ -380,11 +437,13 @@ Result<uint32_t> AmdGpu::read32(GpuVa va, bool exec) {
   return v;
 }
 Result<uint64_t> AmdGpu::read64(GpuVa va) {
+  Guard guard(this);
   const uint64_t lo = RG_TRY(read32(va));
   const uint64_t hi = RG_TRY(read32(va + 4));
   return lo | (hi << 32);
 }
 Status AmdGpu::write32(GpuVa va, uint32_t value) {
+  Guard guard(this);
   if (va.raw() % 4)
     return make_error(Errc::kHardware, "misaligned write at %s", hex(va.raw()).c_str());
   uint8_t* p = RG_TRY(translate(va, true, false));
@@ -392,6 +451,7 @@ Status AmdGpu::write32(GpuVa va, uint32_t value) {
   return {};
 }
 Status AmdGpu::write64(GpuVa va, uint64_t value) {
+  Guard guard(this);
   // Check both halves before writing either (a 64-bit write never half-lands in the sim).
   if (va.raw() % 8)
     return make_error(Errc::kHardware, "misaligned 64-bit write at %s", hex(va.raw()).c_str());

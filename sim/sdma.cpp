@@ -41,6 +41,7 @@ uint64_t addr64(std::span<const uint32_t> w, BitField lo, BitField hi) {
 }  // namespace
 
 Result<CopyQueueDesc> AmdGpu::create_copy_queue(uint64_t ring_bytes) {
+  Guard guard(this);
   if (ring_bytes < kPage || !is_pow2(ring_bytes) || ring_bytes > (1ull << 30)) {
     return make_error(Errc::kInvalidArgument,
                       "SDMA ring size 0x%llx: must be a power of two in [4 KiB, 1 GiB]",
@@ -63,6 +64,7 @@ Result<CopyQueueDesc> AmdGpu::create_copy_queue(uint64_t ring_bytes) {
 }
 
 QueueStatus AmdGpu::copy_queue_status(uint32_t queue_id) const {
+  Guard guard(this);
   RG_CHECK(queue_id < sdma_queues_.size());
   QueueStatus s = sdma_queues_[queue_id]->status;
   s.rptr = sdma_queues_[queue_id]->rptr;
@@ -70,6 +72,7 @@ QueueStatus AmdGpu::copy_queue_status(uint32_t queue_id) const {
 }
 
 Status AmdGpu::copy(GpuVa dst, GpuVa src, uint64_t bytes) {
+  Guard guard(this);
   uint64_t done = 0;
   while (done < bytes) {
     const uint64_t s = src.raw() + done, d = dst.raw() + done;

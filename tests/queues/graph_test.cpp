@@ -171,6 +171,10 @@ Signal import_signal(sim::AmdGpu& gpu, const Signal& s,
 TEST(MultiDevice, TwoDevicesOrderThroughEachOthersTimelineSignals) {
   auto a = std::move(sim::AmdGpu::create().value());
   auto b = std::move(sim::AmdGpu::create(sim::parse_sim_device("sim:gfx1201").value()).value());
+  if (a->threaded()) {
+    GTEST_SKIP() << "asserts the deterministic poll order of two devices; the device-thread "
+                    "run cannot hold a device still";
+  }
   {
     SignalPool pa(*a), pb(*b);
     Timeline ta(pa.alloc().value(), pa.alloc().value());

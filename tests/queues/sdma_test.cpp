@@ -321,12 +321,20 @@ TEST_F(CopyQueueTest, MalformedPacketsStopTheQueue) {
       {{0x5u}, "FENCE needs 4 dwords but only"},
       {{0x4u, 0, 0, 8, 0, 0}, "INDIRECT does not end on an 8-dword boundary"},
   };
+  // Immediate without the device thread; with it, the engine gets there shortly.
+  auto stopped = [](sim::AmdGpu& gpu, uint32_t id) {
+    (void)poll_until("copy queue stop", [&] {
+      gpu.poll();
+      return gpu.copy_queue_status(id).stopped;
+    });
+    return gpu.copy_queue_status(id);
+  };
   for (const Case& c : cases) {
     auto gpu = std::move(sim::AmdGpu::create().value());
     auto q = gpu->create_copy_queue(4096).value();
     std::memcpy(q.ring.cpu, c.dws.data(), c.dws.size() * 4);
     gpu->ring_doorbell(q.doorbell, c.dws.size() * 4);
-    const sim::QueueStatus st = gpu->copy_queue_status(q.id);
+    const sim::QueueStatus st = stopped(*gpu, q.id);
     EXPECT_TRUE(st.stopped) << c.want;
     EXPECT_NE(st.error.find(c.want), std::string::npos) << st.error;
     EXPECT_TRUE(gpu->fault_state().queue_error);
@@ -335,11 +343,15 @@ TEST_F(CopyQueueTest, MalformedPacketsStopTheQueue) {
   auto gpu = std::move(sim::AmdGpu::create().value());
   auto q = gpu->create_copy_queue(4096).value();
   gpu->ring_doorbell(q.doorbell, 1021 * 4);
+  ASSERT_TRUE(poll_until("NOPs", [&] {
+    gpu->poll();
+    return gpu->copy_queue_status(q.id).rptr == 1021 * 4;
+  }));
   ASSERT_FALSE(gpu->copy_queue_status(q.id).stopped);
   uint32_t* ring = reinterpret_cast<uint32_t*>(q.ring.cpu);
   ring[1021] = 0x5;
   gpu->ring_doorbell(q.doorbell, 1021 * 4 + 16);
-  EXPECT_TRUE(gpu->copy_queue_status(q.id).stopped);
+  EXPECT_TRUE(stopped(*gpu, q.id).stopped);
   EXPECT_NE(gpu->copy_queue_status(q.id).error.find(
                 "ring byte 4084: SDMA FENCE needs 4 dwords but only 3 were submitted before "
                 "wptr or the ring end"),
@@ -349,7 +361,7 @@ TEST_F(CopyQueueTest, MalformedPacketsStopTheQueue) {
   auto gpu2 = std::move(sim::AmdGpu::create().value());
   auto q2 = gpu2->create_copy_queue(4096).value();
   gpu2->ring_doorbell(q2.doorbell, 4096 + 32);
-  EXPECT_NE(gpu2->copy_queue_status(q2.id).error.find("not a dword count within one ring"),
+  EXPECT_NE(stopped(*gpu2, q2.id).error.find("not a dword count within one ring"),
             std::string::npos);
 }
 

@@ -66,6 +66,7 @@ Result<LaunchResult> run_launch_bench(const sim::AmdGpuConfig& base_cfg, uint64_
   sim::AmdGpuConfig cfg = base_cfg;
   cfg.vram_size = std::max<uint64_t>(1ull << 30, 2 * copy_bytes + (64ull << 20));
   cfg.process_on_doorbell = false;  // host cost only; the simulator runs in poll()
+  cfg.device_thread = false;
   auto gpu = RG_TRY(sim::AmdGpu::create(cfg));
   r.device = gpu->name();
   NullExecutor ex;

@@ -104,7 +104,7 @@ class Graph {
   SignalPool* signals_;
   std::vector<Node> nodes_;
   std::vector<uint32_t> dirty_;  // nodes with pending changes (bound graphs)
-  Signal sync_[2];  // per queue: progress through the graph (epoch-based values)
+  Signal sync_[2];               // per queue: progress through the graph (epoch-based values)
   CmdBuilder ib_[2];
   drivers::amd::DeviceBuffer ib_mem_[2];
   std::vector<EpochSlot> epoch_slots_;

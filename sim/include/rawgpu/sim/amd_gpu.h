@@ -11,13 +11,17 @@
 #pragma once
 
 #include <array>
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "rawgpu/base/addr.h"
@@ -68,6 +72,11 @@ struct AmdGpuConfig {
   // false: a doorbell write only latches the write pointer and queues run in poll() (lets
   // benchmarks time host-side submission without the simulated execution).
   bool process_on_doorbell = true;
+  // true: a device thread processes the queues asynchronously (doorbells wake it; blocked waits
+  // are re-polled every 20 us; poll() only yields), to expose host/device races. Default:
+  // the environment variable RAWGPU_SIM_THREAD=1 (so a whole test suite can run in this mode).
+  bool device_thread = sim_thread_from_env();
+  static bool sim_thread_from_env();
 };
 
 // Simulated device names: "sim:gfx1100" and "sim:gfx1201". Anything else is kInvalidArgument
@@ -98,7 +107,11 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   void poll() override;
   drivers::amd::FaultState fault_state() const override;
 
-  void set_executor(DispatchExecutor* executor) { executor_ = executor; }
+  void set_executor(DispatchExecutor* executor) {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    executor_ = executor;
+  }
+  bool threaded() const { return threaded_; }
   QueueStatus queue_status(uint32_t queue_id) const;
   // rptr counts bytes for copy queues.
   QueueStatus copy_queue_status(uint32_t queue_id) const;
@@ -125,6 +138,22 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   struct SdmaQueue;
   struct HostPage;
   AmdGpu() = default;
+  void thread_main();
+  // Locks mu_ when the device thread runs (no cost in the deterministic mode).
+  class Guard {
+   public:
+    explicit Guard(const AmdGpu* g) : m_(g->threaded_ ? &g->mu_ : nullptr) {
+      if (m_) m_->lock();
+    }
+    ~Guard() {
+      if (m_) m_->unlock();
+    }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+
+   private:
+    std::recursive_mutex* m_;
+  };
   Result<uint8_t*> translate(GpuVa va, bool write, bool exec);
   void record_fault(GpuVa va, uint32_t status);
   void run_queue(Queue& q);
@@ -143,6 +172,13 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   std::vector<std::unique_ptr<Queue>> queues_;
   std::vector<std::unique_ptr<SdmaQueue>> sdma_queues_;
   std::map<uint32_t, uint32_t> regs_;
+  // Device thread (config.device_thread).
+  bool threaded_ = false;
+  mutable std::recursive_mutex mu_;
+  std::condition_variable_any cv_;
+  std::thread thread_;
+  bool stop_ = false;
+  uint64_t doorbell_seq_ = 0;
   uint64_t next_handle_ = 1;
   DispatchExecutor* executor_ = nullptr;
   uint64_t clock_ = 0;
