@@ -149,9 +149,11 @@ TEST_P(Flavour, RegisterWaitBlocksUntilTheRegisterMatches) {
   Signal s = sig();
   wait_reg(q_->commands(), 0x4000, 3, 0xf, WaitFunc::kEq);
   ASSERT_TRUE(q_->signal(s, 1).submit());
-  gpu_->poll();
+  ASSERT_TRUE(poll_until("queue blocked on the register", [&] {
+    gpu_->poll();
+    return gpu_->queue_status(0).waiting;
+  }));
   EXPECT_EQ(s.value(), 0u);
-  EXPECT_TRUE(gpu_->queue_status(0).waiting);
   gpu_->write_reg(0x4000, 0x13);  // (0x13 & 0xf) == 3
   ASSERT_TRUE(wait_signal(*gpu_, s, 1));
 }

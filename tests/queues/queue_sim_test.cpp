@@ -86,7 +86,7 @@ TEST_F(QueueTest, WaitOrdersSignals) {
   gpu_->poll();
   EXPECT_EQ(done.value(), 0u);  // 1 < 2
   gate.set(2);
-  ASSERT_TRUE(wait_signal(*gpu_, done, 1, "done", manual(std::chrono::seconds(1))));
+  ASSERT_TRUE(wait_signal(*gpu_, done, 1, "done", WaitOptions{}));
   EXPECT_EQ(done.value(), 1u);
 }
 
@@ -120,8 +120,7 @@ TEST_F(QueueTest, TimelineLaunchesDispatchInOrder) {
     ASSERT_TRUE(q.submit());
     tl.advance();
   }
-  ASSERT_TRUE(wait_signal(*gpu_, tl.last_signal(), tl.last_value(), "timeline",
-                          manual(std::chrono::seconds(1))));
+  ASSERT_TRUE(wait_signal(*gpu_, tl.last_signal(), tl.last_value(), "timeline", WaitOptions{}));
   EXPECT_EQ(tl.signal().value(), 10u);
   ASSERT_EQ(rec_.states.size(), 10u);
   for (uint32_t i = 0; i < 10; ++i) {
@@ -181,8 +180,7 @@ TEST_F(QueueTest, TimelineWrapsToTheShadowSignal) {
   EXPECT_EQ(shadow.value(), 0u);   // reset by the swap, not yet signaled
   EXPECT_EQ(main.value(), Timeline::kWrapAt - 3);
   gate.set(1);
-  ASSERT_TRUE(wait_signal(*gpu_, tl.last_signal(), tl.last_value(), "timeline",
-                          manual(std::chrono::seconds(1))));
+  ASSERT_TRUE(wait_signal(*gpu_, tl.last_signal(), tl.last_value(), "timeline", WaitOptions{}));
   EXPECT_EQ(main.value(), Timeline::kWrapAt - 1);
   EXPECT_EQ(shadow.value(), 2u);
 }
@@ -200,7 +198,10 @@ TEST_F(QueueTest, WaitThatNeverCompletesTimesOutWithDiagnostics) {
   EXPECT_NE(msg.find("expected >= 1, actual 0"), std::string::npos) << msg;
   EXPECT_NE(msg.find("device sim:gfx1100: no fault recorded"), std::string::npos) << msg;
   EXPECT_NE(msg.find("GPU VA 0x"), std::string::npos) << msg;
-  EXPECT_TRUE(gpu_->queue_status(q.desc().id).waiting);
+  EXPECT_TRUE(poll_until("queue blocked", [&] {  // the device thread may not be there yet
+    gpu_->poll();
+    return gpu_->queue_status(q.desc().id).waiting;
+  }));
 }
 
 TEST_F(QueueTest, FaultIsReportedByTheTimedOutWait) {
@@ -210,6 +211,11 @@ TEST_F(QueueTest, FaultIsReportedByTheTimedOutWait) {
   release_mem_signal(q.commands(), unmapped, 1);
   q.signal(done, 1);
   ASSERT_TRUE(q.submit());
+  // (With the device thread the fault lands asynchronously: wait for it in real time first.)
+  ASSERT_TRUE(poll_until("queue fault", [&] {
+    gpu_->poll();
+    return gpu_->fault_state().queue_error;
+  }));
   auto st = wait_signal(*gpu_, done, 1, "done", manual(std::chrono::milliseconds(10)));
   ASSERT_FALSE(st);
   const std::string msg = st.error().to_string();
@@ -234,9 +240,8 @@ TEST_F(QueueTest, FullRingTimesOutAndKeepsTheCommands) {
       << st.error().to_string();
   EXPECT_EQ(q.commands().size(), 8u);
   never.set(1);  // the GPU drains the ring; the retry succeeds
-  ASSERT_TRUE(q.submit(std::chrono::milliseconds(5), &clock_));
-  gpu_->poll();
-  EXPECT_EQ(s.value(), 1u);
+  ASSERT_TRUE(q.submit());
+  ASSERT_TRUE(wait_signal(*gpu_, s, 1));
 }
 
 TEST_F(QueueTest, OversizedSubmissionIsRejected) {

@@ -215,9 +215,11 @@ TEST_F(CopyQueueTest, WaitsOnASignalUntilItIsReached) {
   CopyQueue& q = queue();
   q.wait(in, 3).signal(out, 1);
   ASSERT_TRUE(q.submit());
-  gpu_->poll();
+  ASSERT_TRUE(poll_until("copy queue blocked", [&] {
+    gpu_->poll();
+    return gpu_->copy_queue_status(0).waiting;
+  }));
   EXPECT_EQ(out.value(), 0u);
-  EXPECT_TRUE(gpu_->copy_queue_status(0).waiting);
   in.set(2);
   gpu_->poll();
   EXPECT_EQ(out.value(), 0u);
@@ -228,7 +230,7 @@ TEST_F(CopyQueueTest, WaitsOnASignalUntilItIsReached) {
 
 TEST_F(CopyQueueTest, IndirectBufferRunsAndIsAlignedInTheRing) {
   auto ib = gpu_->alloc(4096, BufferPlacement::kHost).value();
-  Signal s = pool_->alloc().value(), t = pool_->alloc().value();
+  Signal s = pool_->alloc().value(), t = pool_->alloc().value(), r = pool_->alloc().value();
   CmdBuilder body;
   sdma_fence(body, s.va(), 11);
   sdma_fence(body, t.va(), 12);
@@ -237,9 +239,9 @@ TEST_F(CopyQueueTest, IndirectBufferRunsAndIsAlignedInTheRing) {
   for (int round = 0; round < 50; ++round) {  // walks the ring through many offsets and wraps
     for (int k = 0; k < round % 5; ++k) sdma_nop(q.commands());
     sdma_indirect(q.commands(), ib.va, static_cast<uint32_t>(body.size()));
-    sdma_fence(q.commands(), s.va() + 8, static_cast<uint32_t>(round + 1));
+    sdma_fence(q.commands(), r.va(), static_cast<uint32_t>(round + 1));
     ASSERT_TRUE(q.submit());
-    gpu_->poll();
+    ASSERT_TRUE(wait_signal(*gpu_, r, static_cast<uint32_t>(round + 1)));
     const sim::QueueStatus st = gpu_->copy_queue_status(0);
     ASSERT_FALSE(st.stopped) << st.error;
     EXPECT_EQ(s.value() & 0xffffffff, 11u);
@@ -293,6 +295,10 @@ TEST_F(CopyQueueTest, FaultStopsTheQueueWithADecodedError) {
   auto b = gpu_->alloc(4096, BufferPlacement::kHost).value();
   q.copy(GpuVa(0x7000000000), b.va, 64).signal(s, 1);
   ASSERT_TRUE(q.submit());
+  ASSERT_TRUE(poll_until("copy queue fault", [&] {
+    gpu_->poll();
+    return gpu_->fault_state().queue_error;
+  }));
   WaitOptions o;
   ManualClock clock;
   o.clock = &clock;
