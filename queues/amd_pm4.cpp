@@ -6,6 +6,9 @@
 #include "rawgpu/autogen/amd/kfd_pm4_headers_ai.h"
 #include "rawgpu/autogen/amd/pm4_nvd.h"
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
+#include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
+#include "rawgpu/autogen/amd/regs/nbif_6_3_1.h"
+#include "rawgpu/autogen/amd/regs/nbio_4_3_0.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
 
@@ -25,6 +28,30 @@ static_assert(gc::COMPUTE_RESTART_Z::kInfo.offset == gc::COMPUTE_RESTART_X::kInf
 static_assert(gc::COMPUTE_DISPATCH_SCRATCH_BASE_HI::kInfo.offset ==
               gc::COMPUTE_DISPATCH_SCRATCH_BASE_LO::kInfo.offset + 1);
 static_assert(gc::COMPUTE_USER_DATA_15::kInfo.offset == gc::COMPUTE_USER_DATA_0::kInfo.offset + 15);
+// exec() uses the GC 11 offsets for GC 12 too: the compute registers did not move.
+using gc12 = autogen::amd::gc_12_0_0;
+static_assert(gc12::COMPUTE_PGM_LO::kInfo.offset == gc::COMPUTE_PGM_LO::kInfo.offset);
+static_assert(gc12::COMPUTE_PGM_RSRC1::kInfo.offset == gc::COMPUTE_PGM_RSRC1::kInfo.offset);
+static_assert(gc12::COMPUTE_PGM_RSRC3::kInfo.offset == gc::COMPUTE_PGM_RSRC3::kInfo.offset);
+static_assert(gc12::COMPUTE_TMPRING_SIZE::kInfo.offset == gc::COMPUTE_TMPRING_SIZE::kInfo.offset);
+static_assert(gc12::COMPUTE_DISPATCH_SCRATCH_BASE_LO::kInfo.offset ==
+              gc::COMPUTE_DISPATCH_SCRATCH_BASE_LO::kInfo.offset);
+static_assert(gc12::COMPUTE_RESTART_X::kInfo.offset == gc::COMPUTE_RESTART_X::kInfo.offset);
+static_assert(gc12::COMPUTE_USER_DATA_0::kInfo.offset == gc::COMPUTE_USER_DATA_0::kInfo.offset);
+static_assert(gc12::COMPUTE_RESOURCE_LIMITS::kInfo.offset ==
+              gc::COMPUTE_RESOURCE_LIMITS::kInfo.offset);
+static_assert(gc12::COMPUTE_START_X::kInfo.offset == gc::COMPUTE_START_X::kInfo.offset);
+static_assert(gc12::COMPUTE_NUM_THREAD_X::kInfo.offset == gc::COMPUTE_NUM_THREAD_X::kInfo.offset);
+// The HDP flush registers are the same in NBIO 4.3 (gfx1100) and NBIF 6.3.1 (gfx1201).
+using nbio = autogen::amd::nbio_4_3_0;
+using nbif = autogen::amd::nbif_6_3_1;
+static_assert(nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ::kInfo.offset ==
+                  nbif::BIF_BX_PF0_GPU_HDP_FLUSH_REQ::kInfo.offset &&
+              nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ::kInfo.base_idx == 2 &&
+              nbif::BIF_BX_PF0_GPU_HDP_FLUSH_REQ::kInfo.base_idx == 2);
+static_assert(nbio::BIF_BX_PF0_GPU_HDP_FLUSH_DONE::kInfo.offset ==
+                  nbif::BIF_BX_PF0_GPU_HDP_FLUSH_DONE::kInfo.offset &&
+              nbio::BIF_BX_PF0_GPU_HDP_FLUSH_DONE::kInfo.base_idx == 2);
 
 constexpr uint32_t lo32(uint64_t v) { return static_cast<uint32_t>(v); }
 constexpr uint32_t hi32(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
@@ -36,27 +63,43 @@ uint32_t pm4_header(uint32_t opcode, uint32_t body_dwords) {
   return (pm4::PACKET_TYPE3 << 30) | ((body_dwords - 1) << 16) | (opcode << 8);
 }
 
-uint32_t gcr_exec_invalidate() {
+Result<GcGen> gc_gen(uint32_t gc_version) {
+  if (gc_version >= 110000 && gc_version < 120000) return GcGen::kGfx11;
+  if (gc_version >= 120000 && gc_version < 130000) return GcGen::kGfx12;
+  return make_error(Errc::kUnsupported,
+                    "GC %u.%u.%u: the PM4 encoders support GC 11 and GC 12 only",
+                    gc_version / 10000, gc_version / 100 % 100, gc_version % 100);
+}
+
+uint32_t hdp_flush_req_reg() {
+  return kNbioSeg2Base + nbio::BIF_BX_PF0_GPU_HDP_FLUSH_REQ::kInfo.offset;
+}
+uint32_t hdp_flush_done_reg() {
+  return kNbioSeg2Base + nbio::BIF_BX_PF0_GPU_HDP_FLUSH_DONE::kInfo.offset;
+}
+
+uint32_t gcr_exec_invalidate(GcGen gen) {
   return pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GLM_INV(1) |
          pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GLK_INV(1) |
          pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GLV_INV(1) |
-         pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GL1_INV(1);
+         (gen == GcGen::kGfx11 ? pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GL1_INV(1) : 0);
 }
 
-uint32_t gcr_full() {
-  return pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GLI_INV(1) |
+uint32_t gcr_full(GcGen gen) {
+  return (gen == GcGen::kGfx11 ? pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GL1_INV(1) : 0) |
+         pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GLI_INV(1) |
          pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GLM_WB(1) |
          pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GLM_INV(1) |
          pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GLK_WB(1) |
          pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GLK_INV(1) |
          pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GLV_INV(1) |
-         pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GL1_INV(1) |
          pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GL2_INV(1) | pm4::PACKET3_ACQUIRE_MEM_GCR_CNTL_GL2_WB(1);
 }
 
-uint32_t release_mem_flush_flags() {
+uint32_t release_mem_flush_flags(GcGen gen) {
   return pm4::PACKET3_RELEASE_MEM_GCR_GLM_WB | pm4::PACKET3_RELEASE_MEM_GCR_GLM_INV |
-         pm4::PACKET3_RELEASE_MEM_GCR_GLV_INV | pm4::PACKET3_RELEASE_MEM_GCR_GL1_INV |
+         pm4::PACKET3_RELEASE_MEM_GCR_GLV_INV |
+         (gen == GcGen::kGfx11 ? pm4::PACKET3_RELEASE_MEM_GCR_GL1_INV : 0) |
          pm4::PACKET3_RELEASE_MEM_GCR_GL2_INV | pm4::PACKET3_RELEASE_MEM_GCR_GL2_WB |
          pm4::PACKET3_RELEASE_MEM_GCR_SEQ;
 }
@@ -80,7 +123,6 @@ PatchSlot wait_reg_mem(CmdBuilder& b, GpuVa addr, uint32_t ref, uint32_t mask, W
   return s;
 }
 
-namespace {
 PatchSlot release_mem(CmdBuilder& b, GpuVa addr, uint32_t flags, uint32_t data_sel, uint64_t data,
                       bool slot64) {
   b.push(pm4_header(pm4::PACKET3_RELEASE_MEM, 7));
@@ -102,7 +144,46 @@ PatchSlot release_mem(CmdBuilder& b, GpuVa addr, uint32_t flags, uint32_t data_s
   b.push(0);  // int_ctxid
   return s;
 }
-}  // namespace
+
+void wait_reg(CmdBuilder& b, uint32_t reg, uint32_t ref, uint32_t mask, WaitFunc fn) {
+  b.push(pm4_header(pm4::PACKET3_WAIT_REG_MEM, 6));
+  b.push(pm4::WAIT_REG_MEM_FUNCTION(static_cast<uint32_t>(fn)) | pm4::WAIT_REG_MEM_MEM_SPACE(0) |
+         pm4::WAIT_REG_MEM_OPERATION(0) | pm4::WAIT_REG_MEM_ENGINE(0));
+  b.push(reg);
+  b.push(0);
+  b.push(ref);
+  b.push(mask);
+  b.push(4);
+}
+
+void write_wait_reg(CmdBuilder& b, uint32_t write_reg, uint32_t wait_reg, uint32_t ref,
+                    uint32_t mask, WaitFunc fn, uint32_t poll_interval) {
+  b.push(pm4_header(pm4::PACKET3_WAIT_REG_MEM, 6));
+  b.push(pm4::WAIT_REG_MEM_FUNCTION(static_cast<uint32_t>(fn)) | pm4::WAIT_REG_MEM_MEM_SPACE(0) |
+         pm4::WAIT_REG_MEM_OPERATION(1) | pm4::WAIT_REG_MEM_ENGINE(0));
+  b.push(write_reg);
+  b.push(wait_reg);
+  b.push(ref);
+  b.push(mask);
+  b.push(poll_interval);
+}
+
+void hdp_flush(CmdBuilder& b) {
+  write_wait_reg(b, hdp_flush_req_reg(), hdp_flush_done_reg(), kHdpFlushCpBit, kHdpFlushCpBit,
+                 WaitFunc::kEq, 0x20);
+}
+
+void copy_data(CmdBuilder& b, bool dst_memory, uint64_t dst, CopySel src_sel, uint64_t src,
+               bool bit64) {
+  if (dst_memory) RG_CHECK(dst % (bit64 ? 8 : 4) == 0, "COPY_DATA destination misaligned");
+  b.push(pm4_header(pm4::PACKET3_COPY_DATA, 5));
+  b.push(static_cast<uint32_t>(src_sel) | ((dst_memory ? kCopyDataDstMemory : 0) << 8) |
+         ((bit64 ? 1u : 0u) << 16) | (1u << 20));
+  b.push(lo32(src));
+  b.push(hi32(src));
+  b.push(lo32(dst));
+  b.push(hi32(dst));
+}
 
 PatchSlot release_mem_signal(CmdBuilder& b, GpuVa addr, uint32_t value, bool cache_flush) {
   RG_CHECK(addr.raw() % 4 == 0);
@@ -185,7 +266,7 @@ Result<ExecSlots> exec(CmdBuilder& b, const ExecParams& p) {
     }
   }
   const size_t start = b.size();
-  acquire_mem(b, gcr_exec_invalidate());
+  acquire_mem(b, gcr_exec_invalidate(p.gen));
   const uint64_t code = p.code.raw() >> 8;
   const uint32_t pgm[] = {lo32(code), hi32(code)};
   set_sh_reg(b, gc::COMPUTE_PGM_LO::kInfo.offset, pgm);
@@ -223,9 +304,10 @@ Result<ExecSlots> exec(CmdBuilder& b, const ExecParams& p) {
 
 Result<std::unique_ptr<ComputeQueue>> ComputeQueue::create(drivers::amd::AmdDevice& device,
                                                            uint64_t ring_bytes) {
+  const GcGen gen = RG_TRY(gc_gen(device.gc_version()));
   auto desc = device.create_compute_queue(ring_bytes);
   if (!desc) return std::move(desc).take_error().with_context("while creating a PM4 compute queue");
-  return std::unique_ptr<ComputeQueue>(new ComputeQueue(device, *desc));
+  return std::unique_ptr<ComputeQueue>(new ComputeQueue(device, *desc, gen));
 }
 
 Status ComputeQueue::submit(Nanos timeout, Clock* clock) {

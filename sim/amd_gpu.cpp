@@ -1,11 +1,14 @@
 #include "rawgpu/sim/amd_gpu.h"
 
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 #include "rawgpu/autogen/amd/pm4_nvd.h"
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
+#include "sdma.h"
 
 namespace rawgpu::sim {
 
@@ -44,6 +47,7 @@ const char* opcode_name(uint32_t op) {
     case pm4::PACKET3_SET_UCONFIG_REG: return "SET_UCONFIG_REG";
     case pm4::PACKET3_INDIRECT_BUFFER: return "INDIRECT_BUFFER";
     case pm4::PACKET3_DISPATCH_DIRECT: return "DISPATCH_DIRECT";
+    case pm4::PACKET3_COPY_DATA: return "COPY_DATA";
     default: return "unknown";
   }
 }
@@ -74,7 +78,69 @@ struct AmdGpu::Queue {
   QueueStatus status;
 };
 
+namespace {
+constexpr std::string_view kSimNames[] = {"sim:gfx1100", "sim:gfx1201"};
+constexpr uint32_t kSimVersions[] = {110000, 120001};
+// NBIO segment 2 base of the simulated devices (amd.md §3.3) and the generated HDP flush
+// register offsets (nbio_4_3_0.h / nbif_6_3_1.h: 0x106 / 0x107, segment 2).
+constexpr uint32_t kHdpFlushReq = 0xD20 + 0x106;
+constexpr uint32_t kHdpFlushDone = 0xD20 + 0x107;
+}  // namespace
+
+std::span<const std::string_view> sim_device_names() { return kSimNames; }
+
+Result<AmdGpuConfig> parse_sim_device(std::string_view name) {
+  for (size_t i = 0; i < std::size(kSimNames); ++i) {
+    if (name == kSimNames[i]) {
+      AmdGpuConfig c;
+      c.gc_version = kSimVersions[i];
+      return c;
+    }
+  }
+  return make_error(Errc::kInvalidArgument, "unknown simulated device '%.*s'",
+                    static_cast<int>(name.size()), name.data())
+      .with_hint("use sim:gfx1100 or sim:gfx1201");
+}
+
+bool AmdGpuConfig::sim_thread_from_env() {
+  const char* v = std::getenv("RAWGPU_SIM_THREAD");
+  return v != nullptr && std::string_view(v) == "1";
+}
+
+void AmdGpu::thread_main() {
+  std::unique_lock<std::recursive_mutex> lock(mu_);
+  while (!stop_) {
+    const uint64_t seq = doorbell_seq_;
+    for (auto& q : queues_) run_queue(*q);
+    for (auto& q : sdma_queues_) run_sdma(*q);
+    cv_.wait_for(lock, std::chrono::microseconds(20),
+                 [&] { return stop_ || doorbell_seq_ != seq; });
+  }
+}
+
+std::string AmdGpu::name() const {
+  return config_.gc_version >= 120000 ? "sim:gfx1201" : "sim:gfx1100";
+}
+
+uint32_t AmdGpu::read_reg(uint32_t reg) const {
+  Guard guard(this);
+  auto it = regs_.find(reg);
+  return it == regs_.end() ? 0 : it->second;
+}
+
+void AmdGpu::write_reg(uint32_t reg, uint32_t value) {
+  Guard guard(this);
+  regs_[reg] = value;
+  if (reg == kHdpFlushReq) regs_[kHdpFlushDone] |= value;  // the flush completes at once
+}
+
 Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config) {
+  if (config.gc_version != 110000 && config.gc_version != 120001) {
+    return make_error(Errc::kUnsupported,
+                      "simulated GC version %u: use 110000 (gfx1100) or "
+                      "120001 (gfx1201)",
+                      config.gc_version);
+  }
   std::unique_ptr<AmdGpu> gpu(new AmdGpu());
   gpu->config_ = config;
   gpu->vram_ = std::make_unique<memory::SparseVram>(config.vram_size);
@@ -84,7 +150,8 @@ Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config) {
   gpu->va_ = std::make_unique<memory::AddressAllocator<GpuVa>>(
       RG_TRY(memory::AddressAllocator<GpuVa>::create(va_base, uint64_t{1} << 44, kPage)));
   memory::MemoryManagerConfig mc;
-  mc.format = memory::PageTableFormat::kAmdGfx10;
+  mc.format = config.gc_version >= 120000 ? memory::PageTableFormat::kAmdGfx12
+                                          : memory::PageTableFormat::kAmdGfx10;
   mc.vram_size = config.vram_size;
   mc.boot_size = 4ull << 20;
   mc.va_base = va_base;
@@ -93,12 +160,27 @@ Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config) {
   // Bus addresses for host pages (the IOMMU-less DMA space of the simulated host).
   gpu->bus_ = std::make_unique<memory::AddressAllocator<BusAddr>>(
       RG_TRY(memory::AddressAllocator<BusAddr>::create(BusAddr(0x100000000), 1ull << 40, kPage)));
+  if (config.device_thread) {
+    gpu->threaded_ = true;
+    AmdGpu* g = gpu.get();
+    gpu->thread_ = std::thread([g] { g->thread_main(); });
+  }
   return gpu;
 }
 
-AmdGpu::~AmdGpu() = default;
+AmdGpu::~AmdGpu() {
+  if (thread_.joinable()) {
+    {
+      std::lock_guard<std::recursive_mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+}
 
 Result<DeviceBuffer> AmdGpu::alloc(uint64_t size, BufferPlacement placement) {
+  Guard guard(this);
   if (size == 0) return make_error(Errc::kInvalidArgument, "buffer size 0");
   uint64_t bytes = RG_TRY(checked_add(size, kPage - 1)) & ~(kPage - 1);
   auto page = std::make_unique<HostPage>();
@@ -146,7 +228,46 @@ Result<DeviceBuffer> AmdGpu::alloc(uint64_t size, BufferPlacement placement) {
   return b;
 }
 
+Result<DeviceBuffer> AmdGpu::map_external(uint8_t* cpu, uint64_t size) {
+  Guard guard(this);
+  if (cpu == nullptr || reinterpret_cast<uintptr_t>(cpu) % kPage != 0 || size == 0 ||
+      size % kPage != 0) {
+    return make_error(Errc::kInvalidArgument,
+                      "external mapping must be 4 KiB aligned and a multiple of 4 KiB");
+  }
+  auto page = std::make_unique<HostPage>();
+  page->size = size;
+  const BusAddr bus = RG_TRY(bus_->alloc(size, kPage));
+  auto va = va_->alloc(size, kPage);
+  if (!va) {
+    (void)bus_->free(bus);
+    return std::move(va).take_error();
+  }
+  page->cpu = cpu;
+  page->bus = bus.raw();
+  page->va = *va;
+  memory::PageAttrs attrs;
+  attrs.aperture = memory::Aperture::kSystem;
+  attrs.snooped = true;
+  const AddrRange<BusAddr> chunk{bus, size};
+  if (Status st = mm_->map_range(*va, std::span(&chunk, 1), attrs); !st) {
+    (void)bus_->free(bus);
+    (void)va_->free(*va);
+    return std::move(st).take_error();
+  }
+  host_pages_[page->bus] = page.get();
+  DeviceBuffer b;
+  b.va = page->va;
+  b.size = size;
+  b.cpu = cpu;
+  b.placement = BufferPlacement::kHost;
+  b.handle = next_handle_++;
+  buffers_[b.handle] = std::move(page);
+  return b;
+}
+
 Status AmdGpu::free(const DeviceBuffer& buffer) {
+  Guard guard(this);
   auto it = buffers_.find(buffer.handle);
   if (it == buffers_.end()) {
     return make_error(Errc::kNotFound, "no buffer with handle %llu",
@@ -166,6 +287,7 @@ Status AmdGpu::free(const DeviceBuffer& buffer) {
 }
 
 Result<ComputeQueueDesc> AmdGpu::create_compute_queue(uint64_t ring_bytes) {
+  Guard guard(this);
   if (ring_bytes < kPage || !is_pow2(ring_bytes) || ring_bytes > (1ull << 30)) {
     return make_error(Errc::kInvalidArgument,
                       "ring size 0x%llx: must be a power of two in [4 KiB, 1 GiB]",
@@ -183,19 +305,43 @@ Result<ComputeQueueDesc> AmdGpu::create_compute_queue(uint64_t ring_bytes) {
 }
 
 void AmdGpu::ring_doorbell(uint32_t index, uint64_t value) {
+  Guard guard(this);
+  if (threaded_) {
+    for (auto& q : queues_) {
+      if (q->desc.doorbell == index) q->doorbell_wptr = value;
+    }
+    for (auto& q : sdma_queues_) {
+      if (q->desc.doorbell == index) q->doorbell_wptr = value;
+    }
+    ++doorbell_seq_;
+    cv_.notify_one();
+    return;
+  }
   for (auto& q : queues_) {
     if (q->desc.doorbell == index) {
       q->doorbell_wptr = value;
-      run_queue(*q);
+      if (config_.process_on_doorbell) run_queue(*q);
+    }
+  }
+  for (auto& q : sdma_queues_) {
+    if (q->desc.doorbell == index) {
+      q->doorbell_wptr = value;
+      if (config_.process_on_doorbell) run_sdma(*q);
     }
   }
 }
 
 void AmdGpu::poll() {
+  if (threaded_) {
+    std::this_thread::yield();  // the device thread makes progress
+    return;
+  }
   for (auto& q : queues_) run_queue(*q);
+  for (auto& q : sdma_queues_) run_sdma(*q);
 }
 
 QueueStatus AmdGpu::queue_status(uint32_t queue_id) const {
+  Guard guard(this);
   RG_CHECK(queue_id < queues_.size());
   QueueStatus s = queues_[queue_id]->status;
   s.rptr = queues_[queue_id]->rptr;
@@ -203,6 +349,7 @@ QueueStatus AmdGpu::queue_status(uint32_t queue_id) const {
 }
 
 drivers::amd::FaultState AmdGpu::fault_state() const {
+  Guard guard(this);
   drivers::amd::FaultState f;
   f.faulted = fault_status_ != 0;
   f.address = GpuVa(fault_addr_page_ << 12);
@@ -214,6 +361,12 @@ drivers::amd::FaultState AmdGpu::fault_state() const {
     f.queue_error = true;
     if (!text.empty()) text += "; ";
     text += strformat("queue %u stopped: %s", q->desc.id, q->status.error.c_str());
+  }
+  for (const auto& q : sdma_queues_) {
+    if (!q->status.stopped) continue;
+    f.queue_error = true;
+    if (!text.empty()) text += "; ";
+    text += strformat("copy queue %u stopped: %s", q->desc.id, q->status.error.c_str());
   }
   f.description = text;
   return f;
@@ -275,6 +428,7 @@ Result<uint8_t*> AmdGpu::translate(GpuVa va, bool write, bool exec) {
 }
 
 Result<uint32_t> AmdGpu::read32(GpuVa va, bool exec) {
+  Guard guard(this);
   if (va.raw() % 4)
     return make_error(Errc::kHardware, "misaligned read at %s", hex(va.raw()).c_str());
   uint8_t* p = RG_TRY(translate(va, false, exec));
@@ -283,11 +437,13 @@ Result<uint32_t> AmdGpu::read32(GpuVa va, bool exec) {
   return v;
 }
 Result<uint64_t> AmdGpu::read64(GpuVa va) {
+  Guard guard(this);
   const uint64_t lo = RG_TRY(read32(va));
   const uint64_t hi = RG_TRY(read32(va + 4));
   return lo | (hi << 32);
 }
 Status AmdGpu::write32(GpuVa va, uint32_t value) {
+  Guard guard(this);
   if (va.raw() % 4)
     return make_error(Errc::kHardware, "misaligned write at %s", hex(va.raw()).c_str());
   uint8_t* p = RG_TRY(translate(va, true, false));
@@ -295,6 +451,7 @@ Status AmdGpu::write32(GpuVa va, uint32_t value) {
   return {};
 }
 Status AmdGpu::write64(GpuVa va, uint64_t value) {
+  Guard guard(this);
   // Check both halves before writing either (a 64-bit write never half-lands in the sim).
   if (va.raw() % 8)
     return make_error(Errc::kHardware, "misaligned 64-bit write at %s", hex(va.raw()).c_str());
@@ -373,7 +530,49 @@ bool AmdGpu::step(Queue& q) {
       case pm4::PACKET3_EVENT_WRITE: break;
       case pm4::PACKET3_ACQUIRE_MEM:
         if (!need(7)) return bad_len(7);
-        break;  // the simulator has no caches to invalidate
+        q.status.last_gcr_cntl = body[6];  // recorded; the simulator has no caches
+        ++q.status.acquires;
+        break;
+      case pm4::PACKET3_COPY_DATA: {
+        if (!need(5)) return bad_len(5);
+        const uint32_t src_sel = body[0] & 0xf, dst_sel = (body[0] >> 8) & 0xf;
+        const bool bit64 = (body[0] >> 16) & 1;
+        const uint64_t src = body[1] | (uint64_t{body[2]} << 32);
+        const GpuVa dst(body[3] | (uint64_t{body[4]} << 32));
+        uint64_t v = 0;
+        switch (src_sel) {
+          case 0:
+            if (bit64) return stop("COPY_DATA: 64-bit register source is not simulated");
+            v = read_reg(body[1]);
+            break;
+          case 1: {
+            if (src % (bit64 ? 8 : 4)) return stop("COPY_DATA: misaligned memory source");
+            if (bit64) {
+              auto r = read64(GpuVa(src));
+              if (!r) return stop("COPY_DATA: " + r.error().message());
+              v = *r;
+            } else {
+              auto r = read32(GpuVa(src));
+              if (!r) return stop("COPY_DATA: " + r.error().message());
+              v = *r;
+            }
+            break;
+          }
+          case 5: v = bit64 ? src : body[1]; break;
+          case 9: v = timestamp(); break;
+          default: return stop(strformat("COPY_DATA src_sel %u not simulated", src_sel));
+        }
+        if (dst_sel == 0) {
+          if (bit64) return stop("COPY_DATA: 64-bit register destination is not simulated");
+          write_reg(body[3], static_cast<uint32_t>(v));
+        } else if (dst_sel == 5) {
+          Status st = bit64 ? write64(dst, v) : write32(dst, static_cast<uint32_t>(v));
+          if (!st) return stop("COPY_DATA: " + st.error().message());
+        } else {
+          return stop(strformat("COPY_DATA dst_sel %u not simulated", dst_sel));
+        }
+        break;
+      }
       case pm4::PACKET3_WRITE_DATA: {
         if (n < 4) return stop(strformat("WRITE_DATA with %u body dwords (at least 4)", n));
         const uint32_t dst_sel = (body[0] >> 8) & 0xf;
@@ -409,12 +608,25 @@ bool AmdGpu::step(Queue& q) {
       case pm4::PACKET3_WAIT_REG_MEM: {
         if (!need(6)) return bad_len(6);
         const uint32_t fn = body[0] & 7;
-        if ((body[0] & (1u << 4)) == 0) return stop("WAIT_REG_MEM on a register is not simulated");
-        if (((body[0] >> 6) & 3) != 0)
-          return stop("WAIT_REG_MEM write-wait-write on memory is not simulated");
-        auto v = read32(GpuVa(body[1] | (uint64_t{body[2]} << 32)));
-        if (!v) return stop("WAIT_REG_MEM: " + v.error().message());
-        const uint32_t val = *v & body[4], ref = body[3];
+        const bool mem = (body[0] & (1u << 4)) != 0;
+        const uint32_t operation = (body[0] >> 6) & 3;
+        if (fn > 6) return stop(strformat("WAIT_REG_MEM function %u invalid", fn));
+        uint32_t cur = 0;
+        if (mem) {
+          if (operation != 0)
+            return stop("WAIT_REG_MEM write-wait-write on memory is not simulated");
+          auto v = read32(GpuVa(body[1] | (uint64_t{body[2]} << 32)));
+          if (!v) return stop("WAIT_REG_MEM: " + v.error().message());
+          cur = *v;
+        } else if (operation == 0) {
+          cur = read_reg(body[1]);
+        } else if (operation == 1) {
+          if (!q.status.waiting) write_reg(body[1], body[3]);  // the first write, once
+          cur = read_reg(body[2]);
+        } else {
+          return stop(strformat("WAIT_REG_MEM operation %u not simulated", operation));
+        }
+        const uint32_t val = cur & body[4], ref = body[3];
         bool ok = false;
         switch (fn) {
           case 0: ok = true; break;

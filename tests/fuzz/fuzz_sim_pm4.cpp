@@ -37,6 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!dws.empty()) std::memcpy(dws.data(), data, dws.size() * 4);
   sim::AmdGpuConfig cfg;
   cfg.vram_size = 64ull << 20;
+  if (!dws.empty() && (dws[0] & 2)) cfg.gc_version = 120001;  // gfx1201: gfx12 page tables
   auto gpu = std::move(sim::AmdGpu::create(cfg).value());
   Sink sink;
   if (!dws.empty() && (dws[0] & 1)) gpu->set_executor(&sink);

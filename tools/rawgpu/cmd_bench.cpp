@@ -230,7 +230,10 @@ cli::Command bench_command() {
       "rawgpu bench pagetable [--format gfx9|gfx11|gfx12|nv-mmu-v2|nv-mmu-v3] [--json]\n"
       "  Maps and unmaps 256 MiB as 65536 scattered 4 KiB pages and as one aligned range, and\n"
       "  vallocs/vfrees 1 GiB, on simulated VRAM; prints microseconds per call (all formats\n"
-      "  unless --format is given).";
+      "  unless --format is given).\n"
+      "rawgpu bench launch [--device sim:gfx1100|sim:gfx1201] [--json]\n"
+      "  Host cost of the hardware command queues on a simulated AMD GPU: exec+signal enqueue\n"
+      "  (median over --ops), graph replay per kernel (--kernels), copy throughput (--copy-size).";
   c.options = {
       {"trace", 't', "FILE", "allocation trace to replay (tlsf)", ""},
       {"size", 's', "BYTES", "TLSF arena size (tlsf)", "16GiB"},
@@ -239,12 +242,17 @@ cli::Command bench_command() {
       {"format", 'f', "FMT", "page-table format (pagetable; default: all)", ""},
       {"repeats", 'r', "N", "timed repetitions; the median is reported", "5"},
       {"json", 'j', "", "print JSON", ""},
+      {"device", 'd', "NAME", "simulated device (launch)", "sim:gfx1100"},
+      {"ops", 0, "N", "exec+signal enqueues to time (launch)", "200000"},
+      {"kernels", 0, "N", "kernels in the replayed graph (launch)", "1000"},
+      {"copy-size", 0, "BYTES", "bytes per copy direction (launch)", "64MiB"},
   };
   c.positionals = {{"what", "tlsf or pagetable", true, false}};
   c.run = [](const cli::Args& args, cli::Io& io) {
     const std::string& what = args.positionals()[0];
     if (what == "tlsf") return bench_tlsf(args, io);
     if (what == "pagetable") return bench_pagetable(args, io);
+    if (what == "launch") return bench_launch(args, io);
     io.err << "rawgpu bench: unknown benchmark '" << what << "' (tlsf or pagetable)\n";
     return 2;
   };

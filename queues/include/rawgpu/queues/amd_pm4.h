@@ -37,24 +37,67 @@ enum class WaitFunc : uint32_t {
 inline constexpr uint32_t kEventCsPartialFlush = 0x7;
 inline constexpr uint32_t kEventIndexCsPartialFlush = 0x4;
 
+// The GC generation the packets are built for. GC 11 and GC 12 share the PM4 formats and the
+// compute register offsets (gc_11_0_0.h / gc_12_0_0.h, checked in amd_pm4.cpp); GC 12 has no
+// GL1 cache, so GL1 invalidation bits are left out there.
+enum class GcGen : uint8_t { kGfx11, kGfx12 };
+// GC version (major*10000 + minor*100 + rev) -> generation; GC < 11 or > 12 is kUnsupported.
+Result<GcGen> gc_gen(uint32_t gc_version);
+
 // ACQUIRE_MEM GCR_CNTL sets (GC >= 10).
-// exec: invalidate K$, V$, GL1 and GLM, keep I$ and L2 (amd.md §9.2 step 1).
-uint32_t gcr_exec_invalidate();
+// exec: invalidate K$, V$, GL1 (GC 11) and GLM, keep I$ and L2 (amd.md §9.2 step 1).
+uint32_t gcr_exec_invalidate(GcGen gen = GcGen::kGfx11);
 // memory barrier: write back and invalidate everything incl. I$ and L2.
-uint32_t gcr_full();
+uint32_t gcr_full(GcGen gen = GcGen::kGfx11);
 // RELEASE_MEM end-of-pipe cache flush flags (GLM wb/inv, GLV/GL1/GL2 inv, GL2 wb, SEQ).
-uint32_t release_mem_flush_flags();
+uint32_t release_mem_flush_flags(GcGen gen = GcGen::kGfx11);
+
+// NBIO HDP flush registers as absolute dword register addresses: the generated
+// BIF_BX_PF0_GPU_HDP_FLUSH_REQ/_DONE offsets (nbio_4_3_0.h; nbif_6_3_1.h has the same) in NBIO
+// segment 2, whose base is 0xD20 in amd.md §3.3's table (the simulator uses those bases; a real
+// device takes them from IP discovery).
+inline constexpr uint32_t kNbioSeg2Base = 0xD20;
+uint32_t hdp_flush_req_reg();
+uint32_t hdp_flush_done_reg();
+// The HDP flush request/done bit of the compute engine (ME1 pipe 0 is CP2, as Linux assigns
+// per-CP bits; amd.md §9.1 notes that sources differ).
+inline constexpr uint32_t kHdpFlushCpBit = 1u << 2;
 
 void nop(CmdBuilder& b, uint32_t body_dwords);
 // Returns the slot of the reference value.
 PatchSlot wait_reg_mem(CmdBuilder& b, GpuVa addr, uint32_t ref, uint32_t mask, WaitFunc fn);
+// RELEASE_MEM CACHE_FLUSH_AND_INV_TS end of pipe with GCR `flags`, `data_sel` (0 none, 1 low 32,
+// 2 64-bit, 3 GPU clock) and `data`; returns the data slot (64-bit when slot64).
+PatchSlot release_mem(CmdBuilder& b, GpuVa addr, uint32_t flags, uint32_t data_sel, uint64_t data,
+                      bool slot64);
 // RELEASE_MEM CACHE_FLUSH_AND_INV_TS end of pipe writing `value` as 32 bits; returns its slot.
 PatchSlot release_mem_signal(CmdBuilder& b, GpuVa addr, uint32_t value, bool cache_flush = true);
 // RELEASE_MEM writing a 64-bit value (data_sel 2); returns its slot.
 PatchSlot release_mem_write64(CmdBuilder& b, GpuVa addr, uint64_t value);
 // RELEASE_MEM writing the GPU clock (data_sel 3) to addr.
 void release_mem_timestamp(CmdBuilder& b, GpuVa addr);
+// WAIT_REG_MEM on a register (mem_space 0, operation 0): waits until (reg & mask) fn ref.
+void wait_reg(CmdBuilder& b, uint32_t reg, uint32_t ref, uint32_t mask, WaitFunc fn);
+// Write-wait-write (operation 1): writes `ref` to `write_reg`, then waits on `wait_reg`.
+void write_wait_reg(CmdBuilder& b, uint32_t write_reg, uint32_t wait_reg, uint32_t ref,
+                    uint32_t mask, WaitFunc fn, uint32_t poll_interval);
+// The HDP flush: write-wait-write on HDP_FLUSH_REQ/_DONE with the CP bit, == (Linux's form).
+void hdp_flush(CmdBuilder& b);
 void acquire_mem(CmdBuilder& b, uint32_t gcr_cntl);
+
+// COPY_DATA selectors (amd.md §9.1; not in the generated headers).
+enum class CopySel : uint32_t {
+  kRegister = 0,   // src or dst: a register (dword address in the low address dword)
+  kMemory = 1,     // src: memory
+  kImmediate = 5,  // src: the address dwords themselves
+  kTimestamp = 9,  // src: the GPU clock (64-bit)
+};
+// dst_sel for memory differs from src_sel: 5 (as WRITE_DATA's dst_sel___write_data__memory).
+inline constexpr uint32_t kCopyDataDstMemory = 5;
+// COPY_DATA: ctl {src_sel [3:0], dst_sel [11:8], count_sel (64-bit) 16, wr_confirm 20},
+// src lo/hi, dst lo/hi. `dst_memory` selects memory (else a register).
+void copy_data(CmdBuilder& b, bool dst_memory, uint64_t dst, CopySel src_sel, uint64_t src,
+               bool bit64);
 // SET_SH_REG at the SH-window index of a GC segment-0 register offset.
 void set_sh_reg(CmdBuilder& b, uint32_t seg0_offset, std::span<const uint32_t> values);
 void event_write(CmdBuilder& b, uint32_t type, uint32_t index);
@@ -71,6 +114,7 @@ struct ExecParams {
   std::array<uint32_t, 3> grid{1, 1, 1};       // workgroups
   std::array<uint32_t, 3> workgroup{1, 1, 1};  // threads per workgroup
   bool wave32 = true;
+  GcGen gen = GcGen::kGfx11;
 };
 struct ExecSlots {
   PatchSlot user_data;  // first user-data dword (e.g. the kernarg pointer lo)
@@ -94,18 +138,39 @@ class ComputeQueue {
     return *this;
   }
   ComputeQueue& signal(const Signal& s, uint32_t value) {
-    release_mem_signal(cmds_, s.va(), value, true);
+    release_mem(cmds_, s.va(), release_mem_flush_flags(gen_), 1, value, false);
+    return *this;
+  }
+  // Writes a 32- or 64-bit value to memory at the end of the pipe (RELEASE_MEM data_sel 1/2).
+  ComputeQueue& write(GpuVa addr, uint64_t value, bool bit64 = false) {
+    if (bit64) {
+      release_mem_write64(cmds_, addr, value);
+    } else {
+      RG_CHECK(value <= 0xffffffffu, "32-bit write of a wider value");
+      release_mem_signal(cmds_, addr, static_cast<uint32_t>(value), false);
+    }
+    return *this;
+  }
+  // Waits until (mem & mask) == value (WAIT_REG_MEM ==).
+  ComputeQueue& poll_bit(GpuVa addr, uint32_t mask, uint32_t value) {
+    wait_reg_mem(cmds_, addr, value, mask, WaitFunc::kEq);
     return *this;
   }
   ComputeQueue& timestamp(const Signal& s) {
     release_mem_timestamp(cmds_, s.timestamp_va());
     return *this;
   }
+  // HDP flush (write-wait-write on the NBIO registers), then a full ACQUIRE_MEM (amd.md §9.1).
   ComputeQueue& memory_barrier() {
-    acquire_mem(cmds_, gcr_full());
+    hdp_flush(cmds_);
+    acquire_mem(cmds_, gcr_full(gen_));
     return *this;
   }
-  Result<ExecSlots> exec(const ExecParams& p) { return amd::exec(cmds_, p); }
+  Result<ExecSlots> exec(ExecParams p) {
+    p.gen = gen_;
+    return amd::exec(cmds_, p);
+  }
+  GcGen gen() const { return gen_; }
 
   // Copies the pending commands into the ring and rings the doorbell. Waits (through the
   // device's poll hook, up to `timeout`) for ring space; kTimeout if the GPU does not free it,
@@ -117,10 +182,11 @@ class ComputeQueue {
   const drivers::amd::ComputeQueueDesc& desc() const { return desc_; }
 
  private:
-  ComputeQueue(drivers::amd::AmdDevice& device, drivers::amd::ComputeQueueDesc desc)
-      : device_(&device), desc_(desc) {}
+  ComputeQueue(drivers::amd::AmdDevice& device, drivers::amd::ComputeQueueDesc desc, GcGen gen)
+      : device_(&device), desc_(desc), gen_(gen) {}
   drivers::amd::AmdDevice* device_;
   drivers::amd::ComputeQueueDesc desc_;
+  GcGen gen_;
   CmdBuilder cmds_;
   uint64_t wptr_ = 0;
 };

@@ -39,6 +39,8 @@ class Signal {
   }
   GpuVa va() const { return va_; }
   GpuVa timestamp_va() const { return va_ + 8; }
+  // The host address of the value word (to map the signal's page into another device).
+  uint64_t* cpu() const { return cpu_; }
 
  private:
   uint64_t* cpu_ = nullptr;

@@ -11,11 +11,17 @@
 #pragma once
 
 #include <array>
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
+#include <thread>
 #include <vector>
 
 #include "rawgpu/base/addr.h"
@@ -51,34 +57,64 @@ class DispatchExecutor {
 // Per-queue state, for tests and diagnostics.
 struct QueueStatus {
   bool stopped = false;
-  std::string error;     // decoded reason when stopped
-  uint64_t rptr = 0;     // dwords consumed
-  bool waiting = false;  // blocked on WAIT_REG_MEM
-  uint64_t packets = 0;  // packets executed
+  std::string error;           // decoded reason when stopped
+  uint64_t rptr = 0;           // dwords consumed
+  bool waiting = false;        // blocked on WAIT_REG_MEM
+  uint64_t packets = 0;        // packets executed
+  uint64_t traps = 0;          // SDMA TRAP packets executed (copy queues)
+  uint32_t last_gcr_cntl = 0;  // GCR_CNTL of the last ACQUIRE_MEM (compute queues)
+  uint64_t acquires = 0;       // ACQUIRE_MEM packets executed
 };
 
 struct AmdGpuConfig {
   uint64_t vram_size = 1ull << 30;
-  uint32_t gc_version = 110000;  // gfx1100
+  uint32_t gc_version = 110000;  // gfx1100; 120001 = gfx1201 (gfx12 page tables)
+  // false: a doorbell write only latches the write pointer and queues run in poll() (lets
+  // benchmarks time host-side submission without the simulated execution).
+  bool process_on_doorbell = true;
+  // true: a device thread processes the queues asynchronously (doorbells wake it; blocked waits
+  // are re-polled every 20 us; poll() only yields), to expose host/device races. Default:
+  // the environment variable RAWGPU_SIM_THREAD=1 (so a whole test suite can run in this mode).
+  bool device_thread = sim_thread_from_env();
+  static bool sim_thread_from_env();
 };
+
+// Simulated device names: "sim:gfx1100" and "sim:gfx1201". Anything else is kInvalidArgument
+// naming the known ones.
+Result<AmdGpuConfig> parse_sim_device(std::string_view name);
+// The names parse_sim_device accepts.
+std::span<const std::string_view> sim_device_names();
 
 class AmdGpu final : public drivers::amd::AmdDevice {
  public:
   static Result<std::unique_ptr<AmdGpu>> create(const AmdGpuConfig& config = {});
   ~AmdGpu() override;
 
-  std::string name() const override { return "sim:gfx1100"; }
+  // "sim:gfx1100" or "sim:gfx1201".
+  std::string name() const override;
   uint32_t gc_version() const override { return config_.gc_version; }
   Result<drivers::amd::DeviceBuffer> alloc(uint64_t size,
                                            drivers::amd::BufferPlacement placement) override;
   Status free(const drivers::amd::DeviceBuffer& buffer) override;
+  // Maps host memory owned by someone else (e.g. another simulated device's signal page; 4 KiB
+  // aligned, size a multiple of 4 KiB) into this device's VA space, as a peer group maps signal
+  // pages into every device. The memory must outlive the mapping; free() unmaps it.
+  Result<drivers::amd::DeviceBuffer> map_external(uint8_t* cpu, uint64_t size);
   Result<drivers::amd::ComputeQueueDesc> create_compute_queue(uint64_t ring_bytes) override;
+  // SDMA copy queues (sdma.cpp): byte-counted pointers, doorbells 0x100 + 0xA * id.
+  Result<drivers::amd::CopyQueueDesc> create_copy_queue(uint64_t ring_bytes) override;
   void ring_doorbell(uint32_t index, uint64_t value) override;
   void poll() override;
   drivers::amd::FaultState fault_state() const override;
 
-  void set_executor(DispatchExecutor* executor) { executor_ = executor; }
+  void set_executor(DispatchExecutor* executor) {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    executor_ = executor;
+  }
+  bool threaded() const { return threaded_; }
   QueueStatus queue_status(uint32_t queue_id) const;
+  // rptr counts bytes for copy queues.
+  QueueStatus copy_queue_status(uint32_t queue_id) const;
   memory::MemoryManager& memory_manager() { return *mm_; }
 
   // GPU-side memory access through the simulated MMU. kHardware on a VM fault (which is also
@@ -87,18 +123,44 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   Result<uint64_t> read64(GpuVa va);
   Status write32(GpuVa va, uint32_t value);
   Status write64(GpuVa va, uint64_t value);
+  // The simulated MMIO register file (dword register addresses). A write to
+  // BIF_BX_PF0_GPU_HDP_FLUSH_REQ completes the flush at once: the same bits read back set in
+  // _DONE. Unwritten registers read 0.
+  uint32_t read_reg(uint32_t reg) const;
+  void write_reg(uint32_t reg, uint32_t value);
+  // Copies `bytes` bytes GPU VA to GPU VA through the MMU (SDMA COPY_LINEAR).
+  Status copy(GpuVa dst, GpuVa src, uint64_t bytes);
   // Simulated GPU clock (100 MHz counter); advances by one tick per read.
   uint64_t timestamp() { return ++clock_; }
 
  private:
   struct Queue;
+  struct SdmaQueue;
   struct HostPage;
   AmdGpu() = default;
+  void thread_main();
+  // Locks mu_ when the device thread runs (no cost in the deterministic mode).
+  class Guard {
+   public:
+    explicit Guard(const AmdGpu* g) : m_(g->threaded_ ? &g->mu_ : nullptr) {
+      if (m_) m_->lock();
+    }
+    ~Guard() {
+      if (m_) m_->unlock();
+    }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+
+   private:
+    std::recursive_mutex* m_;
+  };
   Result<uint8_t*> translate(GpuVa va, bool write, bool exec);
   void record_fault(GpuVa va, uint32_t status);
   void run_queue(Queue& q);
   // Returns false when the queue must stop or wait.
   bool step(Queue& q);
+  void run_sdma(SdmaQueue& q);
+  bool step_sdma(SdmaQueue& q);
 
   AmdGpuConfig config_;
   std::unique_ptr<memory::SparseVram> vram_;
@@ -108,6 +170,15 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   std::map<uint64_t, HostPage*> host_pages_;               // bus address -> host page
   std::map<uint64_t, std::unique_ptr<HostPage>> buffers_;  // handle -> backing
   std::vector<std::unique_ptr<Queue>> queues_;
+  std::vector<std::unique_ptr<SdmaQueue>> sdma_queues_;
+  std::map<uint32_t, uint32_t> regs_;
+  // Device thread (config.device_thread).
+  bool threaded_ = false;
+  mutable std::recursive_mutex mu_;
+  std::condition_variable_any cv_;
+  std::thread thread_;
+  bool stop_ = false;
+  uint64_t doorbell_seq_ = 0;
   uint64_t next_handle_ = 1;
   DispatchExecutor* executor_ = nullptr;
   uint64_t clock_ = 0;

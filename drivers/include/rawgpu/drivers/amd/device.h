@@ -45,6 +45,16 @@ struct ComputeQueueDesc {
   uint32_t id = 0;                    // queue id inside the device
 };
 
+// An SDMA (copy) queue. Unlike PM4, both pointers count BYTES (amd.md §8); packets never
+// straddle the ring end (§9.4).
+struct CopyQueueDesc {
+  DeviceBuffer ring;                  // ring.size bytes, a power of two
+  volatile uint64_t* rptr = nullptr;  // written by the device: bytes consumed
+  volatile uint64_t* wptr = nullptr;  // written by the host before the doorbell
+  uint32_t doorbell = 0;              // SDMA engine doorbells: 0x100, 0x10A, ... (amd.md §8)
+  uint32_t id = 0;                    // copy-queue id inside the device
+};
+
 // The device's fault state, as read from its fault registers (amd.md §10.4).
 struct FaultState {
   bool faulted = false;      // a VM fault was recorded (GCVM_L2_PROTECTION_FAULT_STATUS != 0)
@@ -68,6 +78,12 @@ class AmdDevice {
 
   // Creates a compute queue with a ring of `ring_bytes` (power of two, >= 4 KiB).
   virtual Result<ComputeQueueDesc> create_compute_queue(uint64_t ring_bytes) = 0;
+  // Creates an SDMA copy queue with a ring of `ring_bytes` (power of two, >= 4 KiB).
+  // Devices without copy queues return kUnsupported.
+  virtual Result<CopyQueueDesc> create_copy_queue(uint64_t ring_bytes) {
+    (void)ring_bytes;
+    return make_error(Errc::kUnsupported, "device %s has no SDMA copy queues", name().c_str());
+  }
   // Writes a 64-bit doorbell.
   virtual void ring_doorbell(uint32_t index, uint64_t value) = 0;
   // Gives the device a chance to make progress (the simulator processes its queues; a real

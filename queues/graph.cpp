@@ -1,0 +1,237 @@
+#include "rawgpu/queues/graph.h"
+
+#include <cstring>
+
+#include "rawgpu/base/format.h"
+
+namespace rawgpu::queues::amd {
+
+namespace {
+constexpr size_t kCompute = 0, kCopy = 1;
+size_t qi(Graph::QueueKind q) { return q == Graph::QueueKind::kCompute ? kCompute : kCopy; }
+}  // namespace
+
+Result<std::unique_ptr<Graph>> Graph::create(drivers::amd::AmdDevice& device, ComputeQueue& compute,
+                                             CopyQueue& copy, SignalPool& signals) {
+  std::unique_ptr<Graph> g(new Graph(device, compute, copy, signals));
+  g->sync_[kCompute] = RG_TRY(signals.alloc());
+  g->sync_[kCopy] = RG_TRY(signals.alloc());
+  return g;
+}
+
+Graph::~Graph() {
+  if (last_launch_ && !device_->fault_state().queue_error) {
+    (void)wait_signal(*device_, last_launch_->first, last_launch_->second, "graph teardown");
+  }
+  for (auto& m : ib_mem_) {
+    if (m.valid()) (void)device_->free(m);
+  }
+  for (auto& s : sync_) {
+    if (s.valid()) signals_->release(s);
+  }
+}
+
+uint32_t Graph::exec(const ExecParams& params, std::span<const BufferRange> reads,
+                     std::span<const BufferRange> writes) {
+  RG_CHECK(!bound_, "recording into a bound graph");
+  Node n;
+  n.queue = QueueKind::kCompute;
+  n.exec = params;
+  n.exec.gen = compute_->gen();
+  n.reads.assign(reads.begin(), reads.end());
+  n.writes.assign(writes.begin(), writes.end());
+  nodes_.push_back(std::move(n));
+  return static_cast<uint32_t>(nodes_.size() - 1);
+}
+
+uint32_t Graph::copy(GpuVa dst, GpuVa src, uint64_t bytes) {
+  RG_CHECK(!bound_, "recording into a bound graph");
+  RG_CHECK(bytes > 0, "graph copy of 0 bytes");
+  Node n;
+  n.queue = QueueKind::kCopy;
+  n.dst = dst;
+  n.src = src;
+  n.bytes = bytes;
+  n.reads.push_back({src, bytes});
+  n.writes.push_back({dst, bytes});
+  nodes_.push_back(std::move(n));
+  return static_cast<uint32_t>(nodes_.size() - 1);
+}
+
+void Graph::set_grid(uint32_t node, std::array<uint32_t, 3> grid) {
+  RG_CHECK(node < nodes_.size() && nodes_[node].queue == QueueKind::kCompute);
+  for (uint32_t g : grid) RG_CHECK(g > 0, "grid dimension 0");
+  Node& n = nodes_[node];
+  n.exec.grid = grid;
+  if (bound_) {
+    n.grid_dirty = true;
+    dirty_.push_back(node);
+  }
+}
+
+void Graph::set_user_data(uint32_t node, uint32_t index, uint32_t value) {
+  RG_CHECK(node < nodes_.size() && nodes_[node].queue == QueueKind::kCompute);
+  Node& n = nodes_[node];
+  RG_CHECK(index < n.exec.user_data_count, "user-data index %u of %u", index,
+           n.exec.user_data_count);
+  if (n.exec.user_data[index] == value) return;
+  n.exec.user_data[index] = value;
+  if (bound_) {
+    n.user_data_changes.emplace_back(index, value);
+    dirty_.push_back(node);
+  }
+}
+
+Status Graph::bind() {
+  if (bound_) return make_error(Errc::kInvalidArgument, "graph is already bound");
+  if (nodes_.empty()) return make_error(Errc::kInvalidArgument, "binding an empty graph");
+  const size_t n = nodes_.size();
+  // Pass 1: the cross-queue edges. waits[j] = the latest conflicting node on the other queue
+  // that the same queue has not already waited for.
+  std::vector<int64_t> waits(n, -1);
+  std::vector<bool> signals(n, false);
+  int64_t waited[2] = {-1, -1};  // per queue: latest other-queue node already waited for
+  for (size_t j = 0; j < n; ++j) {
+    const size_t q = qi(nodes_[j].queue);
+    int64_t dep = -1;
+    for (size_t i = j; i-- > 0;) {
+      if (qi(nodes_[i].queue) == q) continue;
+      bool conflict = false;
+      for (const auto& w : nodes_[i].writes) {
+        for (const auto& r : nodes_[j].reads) conflict |= w.overlaps(r);
+        for (const auto& w2 : nodes_[j].writes) conflict |= w.overlaps(w2);
+      }
+      for (const auto& r : nodes_[i].reads) {
+        for (const auto& w2 : nodes_[j].writes) conflict |= r.overlaps(w2);
+      }
+      if (conflict) {
+        dep = static_cast<int64_t>(i);
+        break;
+      }
+    }
+    if (dep > waited[q]) {
+      waits[j] = dep;
+      signals[static_cast<size_t>(dep)] = true;
+      waited[q] = dep;
+    }
+  }
+  // Pass 2: the streams. Epoch values are placeholders (epoch 0) until launch patches them.
+  CmdBuilder ib[2];
+  std::vector<EpochSlot> eslots;
+  uint32_t cross = 0;
+  for (size_t j = 0; j < n; ++j) {
+    Node& nd = nodes_[j];
+    const size_t q = qi(nd.queue);
+    if (waits[j] >= 0) {
+      const size_t other = 1 - q;
+      const uint32_t off = static_cast<uint32_t>(waits[j]) + 1;
+      PatchSlot s = q == kCompute ? wait_reg_mem(ib[q], sync_[other].va(), off, 0xffffffffu,
+                                                 WaitFunc::kGreaterEq)
+                                  : sdma_poll_regmem(ib[q], sync_[other].va(), off, 0xffffffffu,
+                                                     SdmaPollFunc::kGreaterEq);
+      eslots.push_back({nd.queue, s, off});
+      ++cross;
+    }
+    if (q == kCompute) {
+      auto slots = amd::exec(ib[q], nd.exec);
+      if (!slots) {
+        return std::move(slots).take_error().with_context(
+            strformat("while binding graph node %zu", j));
+      }
+      nd.slots = *slots;
+      nd.grid = nd.exec.grid;
+    } else {
+      sdma_copy_linear(ib[q], nd.dst, nd.src, nd.bytes);
+    }
+    if (signals[j]) {
+      const uint32_t off = static_cast<uint32_t>(j) + 1;
+      PatchSlot s = q == kCompute ? release_mem_signal(ib[q], sync_[q].va(), off, true)
+                                  : sdma_fence(ib[q], sync_[q].va(), off);
+      eslots.push_back({nd.queue, s, off});
+    }
+  }
+  // The copy queue reports its end; the compute queue's ring part waits for it.
+  if (!ib[kCopy].empty()) {
+    const uint32_t off = static_cast<uint32_t>(n) + 1;
+    eslots.push_back({QueueKind::kCopy, sdma_fence(ib[kCopy], sync_[kCopy].va(), off), off});
+    while (ib[kCopy].size() % 8 != 0) sdma_nop(ib[kCopy]);  // SDMA IBs are padded to 8 dwords
+  }
+  drivers::amd::DeviceBuffer mem[2];
+  for (size_t q = 0; q < 2; ++q) {
+    if (ib[q].empty()) continue;
+    auto m = device_->alloc(ib[q].size() * 4, drivers::amd::BufferPlacement::kHost);
+    if (!m) {
+      if (mem[0].valid()) (void)device_->free(mem[0]);
+      return std::move(m).take_error().with_context("while binding a graph");
+    }
+    mem[q] = *m;
+    std::memcpy(mem[q].cpu, ib[q].dwords().data(), ib[q].size() * 4);
+  }
+  for (size_t q = 0; q < 2; ++q) {
+    ib_[q] = std::move(ib[q]);
+    ib_mem_[q] = mem[q];
+  }
+  epoch_slots_ = std::move(eslots);
+  cross_waits_ = cross;
+  bound_ = true;
+  return {};
+}
+
+void Graph::write_slot(QueueKind q, PatchSlot s, uint32_t value) {
+  const size_t i = qi(q);
+  if (ib_[i][s.offset] == value) return;
+  ib_[i].patch(s, value);
+  reinterpret_cast<uint32_t*>(ib_mem_[i].cpu)[s.offset] = value;
+  ++last_patched_;
+}
+
+Status Graph::launch(Timeline& tl, const WaitOptions& wait) {
+  if (!bound_) return make_error(Errc::kInvalidArgument, "launching an unbound graph");
+  // The bound buffers are rewritten below: the previous launch must be done with them.
+  if (last_launch_) {
+    RG_TRY(wait_signal(*device_, last_launch_->first, last_launch_->second, "previous graph launch",
+                       wait));
+  }
+  const uint32_t stride = static_cast<uint32_t>(nodes_.size()) + 2;
+  if (uint64_t{epoch_ + 1} * stride + stride >= Timeline::kWrapAt) {
+    // Values stay below 2^31: restart the epochs (nothing is in flight here).
+    sync_[kCompute].set(0);
+    sync_[kCopy].set(0);
+    epoch_ = 0;
+  }
+  ++epoch_;
+  last_patched_ = 0;
+  const uint32_t base = epoch_ * stride;
+  for (const EpochSlot& e : epoch_slots_) write_slot(e.queue, e.slot, base + e.offset);
+  for (uint32_t i : dirty_) {  // only nodes changed since the last launch
+    Node& n = nodes_[i];
+    if (n.grid_dirty) {
+      for (int d = 0; d < 3; ++d) write_slot(n.queue, n.slots.grid[d], n.exec.grid[d]);
+      n.grid_dirty = false;
+    }
+    for (const auto& [index, value] : n.user_data_changes) {
+      write_slot(n.queue, PatchSlot{n.slots.user_data.offset + index, 1}, value);
+    }
+    n.user_data_changes.clear();
+  }
+  dirty_.clear();
+  const bool has_copy = !ib_[kCopy].empty(), has_compute = !ib_[kCompute].empty();
+  if (has_copy) {
+    copy_->wait(tl.wait_signal(), tl.wait_value());
+    sdma_indirect(copy_->commands(), ib_mem_[kCopy].va, static_cast<uint32_t>(ib_[kCopy].size()));
+    RG_TRY(copy_->submit(wait.timeout, wait.clock));
+  }
+  compute_->wait(tl.wait_signal(), tl.wait_value());
+  if (has_compute) {
+    indirect_buffer(compute_->commands(), ib_mem_[kCompute].va,
+                    static_cast<uint32_t>(ib_[kCompute].size()));
+  }
+  if (has_copy) compute_->wait(sync_[kCopy], base + static_cast<uint32_t>(nodes_.size()) + 1);
+  compute_->signal(tl.signal(), tl.next());
+  RG_TRY(compute_->submit(wait.timeout, wait.clock));
+  last_launch_ = {tl.signal(), tl.next()};
+  tl.advance();
+  return {};
+}
+
+}  // namespace rawgpu::queues::amd
