@@ -590,7 +590,9 @@ struct Emulator::Impl {
         u->neg = static_cast<uint8_t>((w1 >> 29) & 7);
         RG_TRY(setup_valu(*u, *in.info, in, vdst, srcs));
         if (u->op & kCmp) u->sdst = static_cast<uint16_t>(vdst);
-        if (m.find("readlane") != std::string_view::npos) u->sdst = static_cast<uint16_t>(vdst);
+        if (m.find("readlane") != std::string_view::npos ||
+            m.find("readfirstlane") != std::string_view::npos)
+          u->sdst = static_cast<uint16_t>(vdst);
         if (u->sdst != 0 || in.format == Format::kVOP3SD || (u->op & kCmp) ||
             m.find("readlane") != std::string_view::npos) {
           if (in.format == Format::kVOP3SD || (u->op & kCmp) ||
@@ -1673,7 +1675,7 @@ struct Emulator::Impl {
       }
       case v_readfirstlane_b32: {
         const unsigned lane = m == 0 ? 0 : static_cast<unsigned>(std::countr_zero(m));
-        write_sgpr(w, u.fmt == Format::kVOP1 ? u.vdst : u.sdst, A[lane]);
+        write_sgpr(w, u.sdst, A[lane]);
         return {};
       }
       case v_readlane_b32: write_sgpr(w, u.sdst, A[B[0] & 31]); return {};

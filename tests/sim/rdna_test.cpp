@@ -450,6 +450,30 @@ TEST_P(Exec, IntegerAndCarryOps) {
   }
 }
 
+// VOPD halves read before either writes; v_cmp writes VCC, the X half's cndmask reads it.
+TEST_P(Exec, VopdCompareAndSelect) {
+  const std::string text =
+      "s_load_b64 s[4:5], s[0:1], 0x0\n"
+      "s_mov_b32 s2, 7\n"
+      "v_mov_b32 v2, v0\n"
+      "v_mov_b32 v1, 0\n"
+      "v_subrev_nc_u32 v4, s2, v2\n"
+      "v_cmp_le_u32 vcc_lo, s2, v2\n"
+      "v_dual_cndmask_b32 v2, v2, v4 :: v_dual_add_nc_u32 v3, 1, v1\n"
+      "v_dual_cndmask_b32 v1, v1, v3 :: v_dual_lshlrev_b32 v0, 2, v0\n"
+      "v_mad_u32_u24 v1, 0x3e8, v1, v2\n" +
+      wait_km() +
+      "\n"
+      "global_store_b32 v0, v1, s[4:5]\n"
+      "s_endpgm\n";
+  LOAD_OR_SKIP(text);
+  DeviceBuffer out = buffer(128);
+  DeviceBuffer ka = kernargs({out.va.raw()});
+  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {32, 1, 1}, rsrc2(2, false))));
+  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  for (uint32_t i = 0; i < 14; ++i) EXPECT_EQ(y[i], i >= 7 ? 1000 + i - 7 : i) << i;
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, Exec, ::testing::Values(Target::kGfx1100, Target::kGfx1201),
                          [](const auto& info) { return std::string(target_name(info.param)); });
 
