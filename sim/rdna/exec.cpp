@@ -163,7 +163,7 @@ bool is_snan32(uint32_t x) {
 bool is_nan32(uint32_t x) { return (x & 0x7FFFFFFF) > 0x7F800000; }
 
 // GFX11 IEEE-mode min/max: an sNaN operand gives a qNaN, a qNaN operand is ignored.
-uint32_t fmax_ieee(uint32_t a, uint32_t b, bool is_max) {
+[[gnu::noinline]] uint32_t fmax_ieee_slow(uint32_t a, uint32_t b, bool is_max) {
   if (is_snan32(a)) return a | 0x400000;
   if (is_snan32(b)) return b | 0x400000;
   if (is_nan32(a)) return b;
@@ -175,15 +175,46 @@ uint32_t fmax_ieee(uint32_t a, uint32_t b, bool is_max) {
   }
   return is_max ? (x > y ? a : b) : (x < y ? a : b);
 }
-uint32_t fmax_num(uint32_t a, uint32_t b, bool is_max) {  // IEEE 754-2019 maximumNumber
+inline uint32_t fmax_ieee(uint32_t a, uint32_t b, bool is_max) {
+  const float x = F(a), y = F(b);
+  // Fast path: ordered and different (NaNs and ±0 ties take the slow path).
+  if (x < y) return is_max ? b : a;
+  if (x > y) return is_max ? a : b;
+  return fmax_ieee_slow(a, b, is_max);
+}
+[[gnu::noinline]] uint32_t fmax_num_slow(uint32_t a, uint32_t b,
+                                         bool is_max) {  // IEEE 754-2019 maximumNumber
   if (is_nan32(a)) return is_nan32(b) ? (b | 0x400000) : b;
   if (is_nan32(b)) return a;
   return fmax_ieee(a, b, is_max);
+}
+inline uint32_t fmax_num(uint32_t a, uint32_t b, bool is_max) {
+  const float x = F(a), y = F(b);
+  if (x < y) return is_max ? b : a;
+  if (x > y) return is_max ? a : b;
+  return fmax_num_slow(a, b, is_max);
 }
 uint32_t fmaximum(uint32_t a, uint32_t b, bool is_max) {  // NaN propagating
   if (is_nan32(a)) return a | 0x400000;
   if (is_nan32(b)) return b | 0x400000;
   return fmax_ieee(a, b, is_max);
+}
+
+// d[l] = fma(a[l], b[l], c[l]) for 32 lanes. With FMA3 the compiler inlines the fused
+// multiply-add (one rounding, as std::fma), without it every lane calls libm's software fma.
+[[gnu::target("fma")]] void fma_lanes_fma3(const uint32_t* a, const uint32_t* b, const uint32_t* c,
+                                           uint32_t* d) {
+  for (unsigned l = 0; l < 32; ++l) d[l] = U(std::fma(F(a[l]), F(b[l]), F(c[l])));
+}
+void fma_lanes_generic(const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t* d) {
+  for (unsigned l = 0; l < 32; ++l) d[l] = U(std::fma(F(a[l]), F(b[l]), F(c[l])));
+}
+void fma_lanes(const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t* d) {
+  static const bool kFma3 = __builtin_cpu_supports("fma");
+  if (kFma3)
+    fma_lanes_fma3(a, b, c, d);
+  else
+    fma_lanes_generic(a, b, c, d);
 }
 
 // Transcendentals flush denormal inputs and outputs (emulation.md §3.7).
@@ -1728,14 +1759,16 @@ struct Emulator::Impl {
       case v_sub_f32: FLANES(F(a) - F(b))
       case v_subrev_f32: FLANES(F(b) - F(a))
       case v_mul_f32: FLANES(F(a) * F(b))
-      case v_fma_f32: FLANES(std::fma(F(a), F(b), F(c)))
-      case v_fmac_f32: {
-        const uint32_t* d = w.vr(u.vdst);
-        for (unsigned l = 0; l < kLanes; ++l) R[l] = U(std::fma(F(A[l]), F(B[l]), F(d[l])));
+      case v_fma_f32: fma_lanes(A, B, C, R); break;
+      case v_fmac_f32: fma_lanes(A, B, w.vr(u.vdst), R); break;
+      case v_fmamk_f32:
+        std::fill_n(C, kLanes, K);
+        fma_lanes(A, C, B, R);
         break;
-      }
-      case v_fmamk_f32: FLANES(std::fma(F(a), F(K), F(b)))
-      case v_fmaak_f32: FLANES(std::fma(F(a), F(b), F(K)))
+      case v_fmaak_f32:
+        std::fill_n(C, kLanes, K);
+        fma_lanes(A, B, C, R);
+        break;
       case v_dot2acc_f32_f16: {
         const uint32_t* d = w.vr(u.vdst);
         for (unsigned l = 0; l < kLanes; ++l)

@@ -230,7 +230,9 @@ cli::Command bench_command() {
       "rawgpu bench pagetable [--format gfx9|gfx11|gfx12|nv-mmu-v2|nv-mmu-v3] [--json]\n"
       "  Maps and unmaps 256 MiB as 65536 scattered 4 KiB pages and as one aligned range, and\n"
       "  vallocs/vfrees 1 GiB, on simulated VRAM; prints microseconds per call (all formats\n"
-      "  unless --format is given).";
+      "  unless --format is given).\n"
+      "rawgpu bench emulator [--json]\n"
+      "  Wave instructions per second of the RDNA3/RDNA4 emulator on an ALU loop (one thread).";
   c.options = {
       {"trace", 't', "FILE", "allocation trace to replay (tlsf)", ""},
       {"size", 's', "BYTES", "TLSF arena size (tlsf)", "16GiB"},
@@ -240,11 +242,12 @@ cli::Command bench_command() {
       {"repeats", 'r', "N", "timed repetitions; the median is reported", "5"},
       {"json", 'j', "", "print JSON", ""},
   };
-  c.positionals = {{"what", "tlsf or pagetable", true, false}};
+  c.positionals = {{"what", "tlsf, pagetable or emulator", true, false}};
   c.run = [](const cli::Args& args, cli::Io& io) {
     const std::string& what = args.positionals()[0];
     if (what == "tlsf") return bench_tlsf(args, io);
     if (what == "pagetable") return bench_pagetable(args, io);
+    if (what == "emulator") return bench_emulator(args, io);
     io.err << "rawgpu bench: unknown benchmark '" << what << "' (tlsf or pagetable)\n";
     return 2;
   };

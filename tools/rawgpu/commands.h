@@ -15,6 +15,8 @@ cli::Command list_command();
 cli::Command version_command();
 cli::Command selfcheck_command();
 cli::Command bench_command();
+// `rawgpu bench emulator` (cmd_bench_emulator.cpp).
+int bench_emulator(const cli::Args& args, cli::Io& io);
 
 // Rendering used by `rawgpu list` (exposed for tests).
 std::string render_devices_text(const std::vector<pci::DeviceInfo>& devices, bool display_only);
