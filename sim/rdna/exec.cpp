@@ -1891,8 +1891,6 @@ struct Emulator::Impl {
       case v_cvt_i32_f32: LANES(static_cast<uint32_t>(sat_cvt<int32_t>(F(a))))
       case v_cvt_f32_f16: FLANES(half_to_float(static_cast<uint16_t>(a)))
       case v_cvt_f16_f32: LANES(float_to_half(F(a)))
-      case v_cvt_pk_rtz_f16_f32:
-        return fail(Errc::kUnsupported, &u, "round-toward-zero pack not implemented");
       case v_cvt_f64_f32:
         for (unsigned l = 0; l < kLanes; ++l) QR[l] = U(static_cast<double>(F(A[l])));
         wide = true;

@@ -8,7 +8,8 @@
   X(s_add_u32)                                                                                                                                                       \
   X(s_sub_u32)                                                                                                                                                       \
   X(s_add_i32)                                                                                                                                                       \
-  X(s_sub_i32) X(s_addc_u32) X(s_subb_u32) X(s_lshl_b32) X(s_lshl_b64) X(s_lshr_b32) X(s_lshr_b64)                                                                   \
+  X(s_sub_i32)                                                                                                                                                       \
+  X(s_addc_u32) X(s_subb_u32) X(s_lshl_b32) X(s_lshl_b64) X(s_lshr_b32) X(s_lshr_b64)                                                                                \
       X(s_ashr_i32) X(s_ashr_i64) X(s_lshl1_add_u32) X(s_lshl2_add_u32) X(s_lshl3_add_u32)                                                                           \
           X(s_lshl4_add_u32) X(s_min_i32) X(s_min_u32) X(s_max_i32) X(s_max_u32) X(s_and_b32)                                                                        \
               X(s_and_b64) X(s_or_b32) X(s_or_b64) X(s_xor_b32) X(s_xor_b64) X(s_nand_b32)                                                                           \
@@ -87,9 +88,10 @@
                                                   X(v_fmac_f16) X(v_max_f16) X(v_min_f16)                                                                            \
                                                       X(v_pk_add_f16) X(v_pk_mul_f16)                                                                                \
                                                           X(v_pk_fma_f16) X(v_pk_max_f16)                                                                            \
-                                                              X(v_pk_min_f16) X(v_pk_max_num_f16)                                                                    \
-                                                                  X(v_pk_min_num_f16)                                                                                \
-                                                                      X(v_cvt_pk_rtz_f16_f32)                                                                        \
+                                                              X(v_pk_min_f16)                                                                                        \
+                                                                  X(v_pk_max_num_f16)                                                                                \
+                                                                      X(v_pk_min_num_f16)                                                                            \
+                                                                                                                                                                     \
                                                                           X(v_dot2acc_f32_f16) /* VOPC: compares come from a template (see exec.cpp) */ /* memory */ \
       X(global_load_u8) X(global_load_i8) X(global_load_u16) X(global_load_i16) X(                                                                                   \
           global_load_b32) X(global_load_b64) X(global_load_b96) X(global_load_b128)                                                                                 \

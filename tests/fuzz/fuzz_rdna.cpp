@@ -70,7 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   s.program = r.code.va;
   s.rsrc1 = 7u | (0xF0u << 12);
   s.rsrc2 = (2u << 1) | (1u << 7) | (1u << 15);  // kernarg pointer, TGID X, 512 B of LDS
-  s.user_data = {static_cast<uint32_t>(r.data.va.raw()), static_cast<uint32_t>(r.data.va.raw() >> 32)};
+  s.user_data = {static_cast<uint32_t>(r.data.va.raw()),
+                 static_cast<uint32_t>(r.data.va.raw() >> 32)};
   s.grid = {1, 1, 1};
   s.workgroup = {64, 1, 1};
   s.wave32 = true;
