@@ -217,6 +217,46 @@ void fma_lanes(const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t
     fma_lanes_generic(a, b, c, d);
 }
 
+// v_div_scale_f32 (S0 = value to scale, S1 = denominator, S2 = numerator): pre-scales the
+// operands of a division whose quotient or reciprocal would leave the normal range; VCC is set
+// only where the quotient must be scaled back by v_div_fmas_f32 (emulation.md §3.7 item 4).
+uint32_t div_scale_f32(uint32_t s0, uint32_t s1, uint32_t s2, bool& vcc) {
+  const float x = F(s0), den = F(s1), num = F(s2);
+  const int ed = static_cast<int>((s1 >> 23) & 0xFF), en = static_cast<int>((s2 >> 23) & 0xFF);
+  vcc = false;
+  if (num == 0.0f || den == 0.0f) return 0x7FC00000u;
+  const double q = static_cast<double>(num) / static_cast<double>(den);
+  const bool q_denorm = std::fabs(q) < 0x1p-126 && q != 0.0;
+  if (en - ed >= 96) {  // quotient near the top of the range: scale the denominator only
+    vcc = true;
+    return s0 == s1 ? U(std::ldexp(x, 64)) : s0;
+  }
+  if (std::fpclassify(den) == FP_SUBNORMAL) return U(std::ldexp(x, 64));
+  // |S1| > 2^126: its reciprocal would be denormal; scale both operands down (no VCC).
+  if (std::fabs(static_cast<double>(den)) > 0x1p126) return U(std::ldexp(x, -64));
+  if (q_denorm) {  // denormal quotient: scale the numerator only
+    vcc = true;
+    return s0 == s2 ? U(std::ldexp(x, 64)) : s0;
+  }
+  if (en <= 23) return U(std::ldexp(x, 64));
+  return s0;
+}
+
+// v_div_fixup_f32 (S0 = quotient, S1 = denominator, S2 = numerator): special cases of IEEE
+// division; a NaN quotient otherwise becomes a signed infinity.
+uint32_t div_fixup_f32(uint32_t s0, uint32_t s1, uint32_t s2) {
+  const float q = F(s0), den = F(s1), num = F(s2);
+  const uint32_t sign = (s1 ^ s2) & 0x80000000u;
+  if (std::isnan(num)) return s2 | 0x400000;
+  if (std::isnan(den)) return s1 | 0x400000;
+  if (den == 0.0f && num == 0.0f) return 0xFFC00000u;
+  if (std::isinf(den) && std::isinf(num)) return 0xFFC00000u;
+  if (den == 0.0f || std::isinf(num)) return sign | 0x7F800000u;
+  if (std::isinf(den) || num == 0.0f) return sign;
+  if (std::isnan(q)) return sign | 0x7F800000u;
+  return (s0 & 0x7FFFFFFFu) | sign;
+}
+
 // Transcendentals flush denormal inputs and outputs (emulation.md §3.7).
 float ftz(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
 uint32_t trans(float r) { return U(ftz(r)); }
@@ -1830,60 +1870,39 @@ struct Emulator::Impl {
         LANES(std::isinf(F(a)) ? U(std::copysign(0.0f, F(a)))
                                : U(std::min(F(a) - std::floor(F(a)), 0x1.fffffep-1f)))
       case v_div_scale_f32: {
-        // S0 = the value to scale (numerator or denominator), S1 = denominator, S2 = numerator.
         uint32_t vcc = 0;
         for (unsigned l = 0; l < kLanes; ++l) {
-          const float s0 = F(A[l]), den = F(B[l]), num = F(C[l]);
-          float r = s0;
-          const int ed = frexp_exp(den), en = frexp_exp(num);
-          if (den == 0.0f || std::isnan(den) || std::isnan(num) || std::isinf(den)) {
-            r = std::isnan(s0) ? s0 : (den == 0.0f || std::isinf(den) ? NAN : s0);
-            if (std::isnan(num) || std::isnan(den)) r = NAN;
-          } else if (ed - en >= 96 || (ed <= -126 + 23 && false)) {
-            r = std::ldexp(s0, 64), vcc |= (s0 == den ? 0u : 1u) << l;
-            if (s0 == den) r = std::ldexp(s0, 64);
-          } else if (std::fpclassify(den) == FP_SUBNORMAL) {
-            r = std::ldexp(s0, 64);
-          } else if (en - ed >= 126 || std::fpclassify(num) == FP_SUBNORMAL || en <= -126 + 24) {
-            if (s0 == num) r = std::ldexp(s0, 64);
-            vcc |= 1u << l;
-          }
-          R[l] = U(r);
+          bool v = false;
+          R[l] = div_scale_f32(A[l], B[l], C[l], v);
+          vcc |= uint32_t{v} << l;
         }
         write32(w, u, R);
         write_sgpr(w, u.sdst, vcc & m);
         return {};
       }
       case v_div_fmas_f32: {
+        // One rounding (std::fma on floats); the 2^±64 scale is exact unless the result leaves
+        // the normal range, where it is then computed from the double-precision fma.
         const uint32_t vcc = w.s[kVcc];
         for (unsigned l = 0; l < kLanes; ++l) {
-          float r = std::fma(F(A[l]), F(B[l]), F(C[l]));
-          if ((vcc >> l) & 1) r = std::ldexp(r, ((C[l] >> 23) & 0xFF) > 127 ? 64 : -64);
-          R[l] = U(r);
+          const float r = std::fma(F(A[l]), F(B[l]), F(C[l]));
+          if (!((vcc >> l) & 1)) {
+            R[l] = U(r);
+            continue;
+          }
+          const int sc = ((C[l] >> 23) & 0xFF) > 127 ? 64 : -64;
+          const float scaled = std::ldexp(r, sc);
+          R[l] = U(std::isnormal(scaled) || !std::isfinite(r)
+                       ? scaled
+                       : static_cast<float>(std::ldexp(
+                             std::fma(static_cast<double>(F(A[l])), static_cast<double>(F(B[l])),
+                                      static_cast<double>(F(C[l]))),
+                             sc)));
         }
         break;
       }
       case v_div_fixup_f32:
-        for (unsigned l = 0; l < kLanes; ++l) {
-          const float q = F(A[l]), den = F(B[l]), num = F(C[l]);
-          const uint32_t sign = (B[l] ^ C[l]) & 0x80000000u;
-          float r;
-          if (std::isnan(den) || std::isnan(num))
-            r = NAN;
-          else if (den == 0.0f && num == 0.0f)
-            r = NAN;
-          else if (std::isinf(den) && std::isinf(num))
-            r = NAN;
-          else if (den == 0.0f || std::isinf(num))
-            r = F(sign | 0x7F800000u);
-          else if (std::isinf(den))
-            r = F(sign);
-          else if (std::isnan(q))
-            r = F(sign | 0x7F800000u);
-          else
-            r = F((U(std::fabs(q))) | sign);
-          R[l] = U(r);
-        }
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = div_fixup_f32(A[l], B[l], C[l]);
         break;
       case v_cvt_f32_u32: FLANES(static_cast<float>(a))
       case v_cvt_f32_i32: FLANES(static_cast<float>(static_cast<int32_t>(a)))

@@ -67,8 +67,11 @@ def candidates(target):
         for opy in range(0x20):
             w0 = 0xC8000000 | opx << 22 | opy << 17 | 0x100
             # Bank-separated operands (the assembler rejects X/Y sources in one VGPR bank).
+            # X: v4 = f(v0, v2), Y: v5 = f(v1, v3).
             wb = w0 | 2 << 9
-            yield "VOPD", opx << 5 | opy, [[wb, 0x00000101 | 3 << 9], [wb, 0x00000101 | 3 << 9, lit],
+            w1b = 0x101 | 3 << 9 | 2 << 17 | 4 << 24
+            yield "VOPD", opx << 5 | opy, [[wb, w1b], [wb, w1b, lit], [wb, 0x00000101 | 3 << 9],
+                                            [wb, 0x00000101 | 3 << 9, lit],
                                             [wb & ~0x1FF | 0xFF, 0x00000101 | 3 << 9, lit],
                                             [w0, 0x00000100], [w0, 0x00000100, lit],
                                             [w0 & ~0x1FF | 0xFF, 0x00000100, lit]]
@@ -157,6 +160,9 @@ def width(tok):
         return 1
     if tok in ("vcc", "exec"):
         return 2
+    # An inline constant or literal in an operand position stands for one dword.
+    if re.match(r"^-?(0x[0-9a-f]+|\d+(\.\d+)?)$", tok):
+        return 1
     return 0
 
 

@@ -3,6 +3,7 @@
 // emulator; results compared with the same computation in C++. SKIPPED without llc-19/ld.lld-19.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -232,6 +233,178 @@ end:
   }
   for (uint32_t i = 0; i < 192; ++i) EXPECT_EQ(pq[i], i / div * 1000 + i % div) << i;
   EXPECT_EQ(emu_->stats().workgroups, 3u);
+}
+
+// Per-operation differential test: one kernel applies 20 operations to 256 (a, b) pairs built
+// from edge values (±0, denormals, ±inf, NaN, INT_MIN/MAX, ±1, ...); results are compared
+// bitwise with the same operations on the host (NaN: any NaN; minnum/maxnum: ±0 ties may
+// differ in sign as LLVM allows either).
+TEST_P(EndToEnd, OperationsOnEdgeValuesMatchHost) {
+  const std::string ir = std::string(kHeader) + R"(
+declare float @llvm.minnum.f32(float, float)
+declare i32 @llvm.fptosi.sat.i32.f32(float)
+declare i32 @llvm.fptoui.sat.i32.f32(float)
+declare i32 @llvm.smin.i32(i32, i32)
+declare i32 @llvm.umax.i32(i32, i32)
+define amdgpu_kernel void @ops(ptr addrspace(1) noalias %out, ptr addrspace(1) noalias %pa,
+                               ptr addrspace(1) noalias %pb) #0 {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %wg = call i32 @llvm.amdgcn.workgroup.id.x()
+  %base = shl i32 %wg, 6
+  %i = add i32 %base, %tid
+  %idx = zext i32 %i to i64
+  %ga = getelementptr inbounds i32, ptr addrspace(1) %pa, i64 %idx
+  %gb = getelementptr inbounds i32, ptr addrspace(1) %pb, i64 %idx
+  %a = load i32, ptr addrspace(1) %ga
+  %b = load i32, ptr addrspace(1) %gb
+  %fa = bitcast i32 %a to float
+  %fb = bitcast i32 %b to float
+  %r0 = fadd float %fa, %fb
+  %r1 = fmul float %fa, %fb
+  %r2 = fdiv float %fa, %fb
+  %r3 = call float @llvm.fma.f32(float %fa, float %fb, float %fa)
+  %r4 = call float @llvm.minnum.f32(float %fa, float %fb)
+  %r5 = call float @llvm.maxnum.f32(float %fa, float %fb)
+  %r6 = call float @llvm.sqrt.f32(float %fa)
+  %r7 = call i32 @llvm.fptosi.sat.i32.f32(float %fa)
+  %r8 = call i32 @llvm.fptoui.sat.i32.f32(float %fa)
+  %r9 = sitofp i32 %a to float
+  %r10 = uitofp i32 %a to float
+  %c11 = fcmp olt float %fa, %fb
+  %r11 = zext i1 %c11 to i32
+  %c12 = fcmp uno float %fa, %fb
+  %r12 = zext i1 %c12 to i32
+  %r13 = mul i32 %a, %b
+  %bz = icmp eq i32 %b, 0
+  %bm = icmp eq i32 %b, -1
+  %bad = or i1 %bz, %bm
+  %bs = select i1 %bad, i32 3, i32 %b
+  %r14 = sdiv i32 %a, %bs
+  %r15 = urem i32 %a, %bs
+  %sh = and i32 %b, 31
+  %r16 = ashr i32 %a, %sh
+  %r17 = shl i32 %a, %sh
+  %r18 = call i32 @llvm.smin.i32(i32 %a, i32 %b)
+  %r19 = call i32 @llvm.umax.i32(i32 %a, i32 %b)
+  %o0 = getelementptr inbounds i32, ptr addrspace(1) %out, i64 %idx
+  %b0 = bitcast float %r0 to i32
+  store i32 %b0, ptr addrspace(1) %o0
+  %o1 = getelementptr inbounds i32, ptr addrspace(1) %o0, i64 256
+  %b1 = bitcast float %r1 to i32
+  store i32 %b1, ptr addrspace(1) %o1
+  %o2 = getelementptr inbounds i32, ptr addrspace(1) %o1, i64 256
+  %b2 = bitcast float %r2 to i32
+  store i32 %b2, ptr addrspace(1) %o2
+  %o3 = getelementptr inbounds i32, ptr addrspace(1) %o2, i64 256
+  %b3 = bitcast float %r3 to i32
+  store i32 %b3, ptr addrspace(1) %o3
+  %o4 = getelementptr inbounds i32, ptr addrspace(1) %o3, i64 256
+  %b4 = bitcast float %r4 to i32
+  store i32 %b4, ptr addrspace(1) %o4
+  %o5 = getelementptr inbounds i32, ptr addrspace(1) %o4, i64 256
+  %b5 = bitcast float %r5 to i32
+  store i32 %b5, ptr addrspace(1) %o5
+  %o6 = getelementptr inbounds i32, ptr addrspace(1) %o5, i64 256
+  %b6 = bitcast float %r6 to i32
+  store i32 %b6, ptr addrspace(1) %o6
+  %o7 = getelementptr inbounds i32, ptr addrspace(1) %o6, i64 256
+  store i32 %r7, ptr addrspace(1) %o7
+  %o8 = getelementptr inbounds i32, ptr addrspace(1) %o7, i64 256
+  store i32 %r8, ptr addrspace(1) %o8
+  %o9 = getelementptr inbounds i32, ptr addrspace(1) %o8, i64 256
+  %b9 = bitcast float %r9 to i32
+  store i32 %b9, ptr addrspace(1) %o9
+  %o10 = getelementptr inbounds i32, ptr addrspace(1) %o9, i64 256
+  %b10 = bitcast float %r10 to i32
+  store i32 %b10, ptr addrspace(1) %o10
+  %o11 = getelementptr inbounds i32, ptr addrspace(1) %o10, i64 256
+  store i32 %r11, ptr addrspace(1) %o11
+  %o12 = getelementptr inbounds i32, ptr addrspace(1) %o11, i64 256
+  store i32 %r12, ptr addrspace(1) %o12
+  %o13 = getelementptr inbounds i32, ptr addrspace(1) %o12, i64 256
+  store i32 %r13, ptr addrspace(1) %o13
+  %o14 = getelementptr inbounds i32, ptr addrspace(1) %o13, i64 256
+  store i32 %r14, ptr addrspace(1) %o14
+  %o15 = getelementptr inbounds i32, ptr addrspace(1) %o14, i64 256
+  store i32 %r15, ptr addrspace(1) %o15
+  %o16 = getelementptr inbounds i32, ptr addrspace(1) %o15, i64 256
+  store i32 %r16, ptr addrspace(1) %o16
+  %o17 = getelementptr inbounds i32, ptr addrspace(1) %o16, i64 256
+  store i32 %r17, ptr addrspace(1) %o17
+  %o18 = getelementptr inbounds i32, ptr addrspace(1) %o17, i64 256
+  store i32 %r18, ptr addrspace(1) %o18
+  %o19 = getelementptr inbounds i32, ptr addrspace(1) %o18, i64 256
+  store i32 %r19, ptr addrspace(1) %o19
+  ret void
+}
+)";
+  static constexpr uint32_t kEdges[16] = {
+      0x00000000, 0x80000000, 0x00000001, 0x807FFFFF,   // ±0, denormals
+      0x7F800000, 0xFF800000, 0x7FC00000, 0x3F800000,   // ±inf, qNaN, 1.0
+      0xBF800000, 0x4F000000, 0xCF000001, 0x7F7FFFFF,   // -1.0, 2^31, < -2^31, FLT_MAX
+      0x80000001, 0x7FFFFFFF, 0x40490FDB, 0x00800000};  // INT_MIN+1 bits, INT_MAX bits, π, FLT_MIN
+  DeviceBuffer out = buffer(20 * 256 * 4), pa = buffer(1024), pb = buffer(1024);
+  auto* a = reinterpret_cast<uint32_t*>(pa.cpu);
+  auto* b = reinterpret_cast<uint32_t*>(pb.cpu);
+  for (int i = 0; i < 256; ++i) a[i] = kEdges[i / 16], b[i] = kEdges[i % 16];
+  launch(ir, "ops", {out.va.raw(), pa.va.raw(), pb.va.raw()}, 4, 64);
+  if (HasFatalFailure()) return;
+  auto* o = reinterpret_cast<uint32_t*>(out.cpu);
+  auto f = [](uint32_t x) { return std::bit_cast<float>(x); };
+  auto u = [](float x) { return std::bit_cast<uint32_t>(x); };
+  auto sat_i = [](float x) -> uint32_t {
+    if (std::isnan(x)) return 0;
+    if (x <= -2147483648.0f) return 0x80000000u;
+    if (x >= 2147483648.0f) return 0x7FFFFFFFu;
+    return static_cast<uint32_t>(static_cast<int32_t>(x));
+  };
+  auto sat_u = [](float x) -> uint32_t {
+    if (std::isnan(x) || x <= 0) return 0;
+    if (x >= 4294967296.0f) return 0xFFFFFFFFu;
+    return static_cast<uint32_t>(x);
+  };
+  const char* names[20] = {"fadd",   "fmul",     "fdiv",       "fma",        "minnum",
+                           "maxnum", "sqrt",     "fptosi.sat", "fptoui.sat", "sitofp",
+                           "uitofp", "fcmp olt", "fcmp uno",   "mul",        "sdiv",
+                           "urem",   "ashr",     "shl",        "smin",       "umax"};
+  int failures = 0;
+  for (int i = 0; i < 256 && failures < 20; ++i) {
+    const float x = f(a[i]), y = f(b[i]);
+    const int32_t ia = static_cast<int32_t>(a[i]), ib = static_cast<int32_t>(b[i]);
+    const int32_t bs = (ib == 0 || ib == -1) ? 3 : ib;
+    const uint32_t want[20] = {u(x + y),
+                               u(x * y),
+                               u(x / y),
+                               u(std::fma(x, y, x)),
+                               u(std::fmin(x, y)),
+                               u(std::fmax(x, y)),
+                               u(std::sqrt(x)),
+                               sat_i(x),
+                               sat_u(x),
+                               u(static_cast<float>(ia)),
+                               u(static_cast<float>(a[i])),
+                               x < y ? 1u : 0u,
+                               (std::isnan(x) || std::isnan(y)) ? 1u : 0u,
+                               a[i] * b[i],
+                               static_cast<uint32_t>(ia / bs),
+                               a[i] % static_cast<uint32_t>(bs),
+                               static_cast<uint32_t>(ia >> (b[i] & 31)),
+                               a[i] << (b[i] & 31),
+                               static_cast<uint32_t>(std::min(ia, ib)),
+                               std::max(a[i], b[i])};
+    for (int k = 0; k < 20; ++k) {
+      const uint32_t got = o[k * 256 + i];
+      bool same = got == want[k];
+      if (!same && k <= 6 && std::isnan(f(got)) && std::isnan(f(want[k]))) same = true;
+      if (!same && (k == 4 || k == 5) && f(got) == f(want[k])) same = true;  // ±0 ties
+      if (!same) {
+        ++failures;
+        ADD_FAILURE() << names[k] << "(" << hex(a[i]) << ", " << hex(b[i]) << ") = " << hex(got)
+                      << ", host " << hex(want[k]);
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, EndToEnd, ::testing::Values(Target::kGfx1100, Target::kGfx1201),
