@@ -426,10 +426,10 @@ Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes) {
                     (unsigned long long)s.vaddr, (unsigned long long)s.file_offset,
                     (unsigned long long)s.file_size, bytes.size()));
     if (s.vaddr > kMaxImageSize || s.mem_size > kMaxImageSize - s.vaddr)
-      return std::move(make_error(Errc::kOutOfRange,
-                                  "PT_LOAD at 0x%llx size 0x%llx exceeds the %llu MiB image limit",
-                                  (unsigned long long)s.vaddr, (unsigned long long)s.mem_size,
-                                  (unsigned long long)(kMaxImageSize >> 20)));
+      return make_error(Errc::kOutOfRange,
+                        "PT_LOAD at 0x%llx size 0x%llx exceeds the %llu MiB image limit",
+                        (unsigned long long)s.vaddr, (unsigned long long)s.mem_size,
+                        (unsigned long long)(kMaxImageSize >> 20));
     if (s.align > 1) {
       if ((s.align & (s.align - 1)) != 0)
         return parse_error(strformat("PT_LOAD alignment 0x%llx is not a power of two",
