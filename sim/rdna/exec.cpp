@@ -123,7 +123,7 @@ uint16_t semantics_of(std::string_view mnemonic) {
 namespace {
 
 constexpr unsigned kLanes = 32;
-constexpr uint16_t kVcc = 106, kTtmp = 108, kNull = 124, kM0 = 125, kExec = 126;
+constexpr uint16_t kVcc = 106, kTtmp = 108, kNull = 124, kExec = 126;
 
 inline float F(uint32_t x) { return std::bit_cast<float>(x); }
 inline uint32_t U(float x) { return std::bit_cast<uint32_t>(x); }
@@ -775,6 +775,16 @@ struct Emulator::Impl {
       case Format::kMUBUF: break;
       default: return fail(Errc::kUnsupported, u.get(), "format not implemented");
     }
+    // Every register range an operand touches must exist (VGPRs: the allocation; SGPRs: s0-s127).
+    for (unsigned k = 0; k < u->nreads + u->nwrites; ++k) {
+      const Uop::Range& r = k < u->nreads ? u->reads[k] : u->writes[k - u->nreads];
+      const unsigned limit = r.vgpr ? vgprs : 128;
+      if (r.first + r.count > limit) {
+        return fail(Errc::kHardware, u.get(),
+                    strformat("operand %c%u (%u dwords) beyond the %u %s", r.vgpr ? 'v' : 's',
+                              r.first, r.count, limit, r.vgpr ? "allocated VGPRs" : "SGPRs"));
+      }
+    }
     return u;
   }
 
@@ -788,7 +798,7 @@ struct Emulator::Impl {
   }
 
   // ---------------------------------------------------------------- operands
-  static uint32_t sreg(const Wave& w, unsigned r) { return r == kNull ? 0 : w.s[r]; }
+  static uint32_t sreg(const Wave& w, unsigned r) { return r == kNull ? 0 : w.s[r & 127]; }
 
   uint32_t scalar32(const Wave& w, const Uop& u, unsigned i) const {
     switch (u.kind[i]) {
@@ -1237,7 +1247,9 @@ struct Emulator::Impl {
   // ---------------------------------------------------------------- SALU
   Status exec_salu(Wave& w, const Uop& u) {
     const uint32_t a = u.nsrc > 0 ? scalar32(w, u, 0) : 0, b = u.nsrc > 1 ? scalar32(w, u, 1) : 0;
-    const uint64_t A = u.nsrc > 0 ? scalar64(w, u, 0) : 0, B = u.nsrc > 1 ? scalar64(w, u, 1) : 0;
+    // 64-bit views only of 64-bit operands (a 32-bit source may be s127).
+    const uint64_t A = u.nsrc > 0 && u.srcw[0] == 2 ? scalar64(w, u, 0) : a;
+    const uint64_t B = u.nsrc > 1 && u.srcw[1] == 2 ? scalar64(w, u, 1) : b;
     const int32_t ia = static_cast<int32_t>(a), ib = static_cast<int32_t>(b);
     uint32_t d = 0;
     uint64_t D64 = 0;
