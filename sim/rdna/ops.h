@@ -11,10 +11,11 @@
   X(s_sub_i32)                                                                                                                                                       \
   X(s_addc_u32)                                                                                                                                                      \
   X(s_subb_u32)                                                                                                                                                      \
-  X(s_lshl_b32) X(s_lshl_b64) X(s_lshr_b32) X(s_lshr_b64) X(s_ashr_i32) X(s_ashr_i64)                                                                                \
-      X(s_lshl1_add_u32) X(s_lshl2_add_u32) X(s_lshl3_add_u32) X(s_lshl4_add_u32) X(s_min_i32)                                                                       \
-          X(s_min_u32) X(s_max_i32) X(s_max_u32) X(s_and_b32) X(s_and_b64) X(s_or_b32) X(s_or_b64)                                                                   \
-              X(s_xor_b32) X(s_xor_b64) X(s_nand_b32) X(s_nor_b32) X(s_xnor_b32) X(s_and_not1_b32)                                                                   \
+  X(s_lshl_b32)                                                                                                                                                      \
+  X(s_lshl_b64) X(s_lshr_b32) X(s_lshr_b64) X(s_ashr_i32) X(s_ashr_i64) X(s_lshl1_add_u32)                                                                           \
+      X(s_lshl2_add_u32) X(s_lshl3_add_u32) X(s_lshl4_add_u32) X(s_min_i32) X(s_min_u32)                                                                             \
+          X(s_max_i32) X(s_max_u32) X(s_and_b32) X(s_and_b64) X(s_or_b32) X(s_or_b64) X(s_xor_b32)                                                                   \
+              X(s_xor_b64) X(s_nand_b32) X(s_nor_b32) X(s_xnor_b32) X(s_and_not1_b32)                                                                                \
                   X(s_and_not1_b64) X(s_or_not1_b32) X(s_or_not1_b64) X(s_bfe_u32) X(s_bfe_i32)                                                                      \
                       X(s_bfm_b32) X(s_mul_i32) X(s_mul_hi_u32) X(s_mul_hi_i32) X(s_cselect_b32)                                                                     \
                           X(s_cselect_b64) X(s_pack_ll_b32_b16) X(s_pack_lh_b32_b16)                                                                                 \
