@@ -3,6 +3,8 @@
 // where their semantics differ and aliases (ALIAS) where they do not.
 #pragma once
 
+// clang-format off
+
 #define RDNA_OPS(X)                                                                                                                                                  \
   /* SOP2 */                                                                                                                                                         \
   X(s_add_u32)                                                                                                                                                       \
@@ -12,12 +14,13 @@
   X(s_addc_u32)                                                                                                                                                      \
   X(s_subb_u32)                                                                                                                                                      \
   X(s_lshl_b32)                                                                                                                                                      \
-  X(s_lshl_b64) X(s_lshr_b32) X(s_lshr_b64) X(s_ashr_i32) X(s_ashr_i64) X(s_lshl1_add_u32)                                                                           \
-      X(s_lshl2_add_u32) X(s_lshl3_add_u32) X(s_lshl4_add_u32) X(s_min_i32) X(s_min_u32)                                                                             \
-          X(s_max_i32) X(s_max_u32) X(s_and_b32) X(s_and_b64) X(s_or_b32) X(s_or_b64) X(s_xor_b32)                                                                   \
-              X(s_xor_b64) X(s_nand_b32) X(s_nor_b32) X(s_xnor_b32) X(s_and_not1_b32)                                                                                \
-                  X(s_and_not1_b64) X(s_or_not1_b32) X(s_or_not1_b64) X(s_bfe_u32) X(s_bfe_i32)                                                                      \
-                      X(s_bfm_b32) X(s_mul_i32) X(s_mul_hi_u32) X(s_mul_hi_i32) X(s_cselect_b32)                                                                     \
+  X(s_lshl_b64)                                                                                                                                                      \
+  X(s_lshr_b32) X(s_lshr_b64) X(s_ashr_i32) X(s_ashr_i64) X(s_lshl1_add_u32) X(s_lshl2_add_u32)                                                                      \
+      X(s_lshl3_add_u32) X(s_lshl4_add_u32) X(s_min_i32) X(s_min_u32) X(s_max_i32) X(s_max_u32)                                                                      \
+          X(s_and_b32) X(s_and_b64) X(s_or_b32) X(s_or_b64) X(s_xor_b32) X(s_xor_b64)                                                                                \
+              X(s_nand_b32) X(s_nor_b32) X(s_xnor_b32) X(s_and_not1_b32) X(s_and_not1_b64)                                                                           \
+                  X(s_or_not1_b32) X(s_or_not1_b64) X(s_bfe_u32) X(s_bfe_i32) X(s_bfm_b32)                                                                           \
+                      X(s_mul_i32) X(s_mul_hi_u32) X(s_mul_hi_i32) X(s_cselect_b32)                                                                                  \
                           X(s_cselect_b64) X(s_pack_ll_b32_b16) X(s_pack_lh_b32_b16)                                                                                 \
                               X(s_pack_hh_b32_b16) X(s_pack_hl_b32_b16) X(s_absdiff_i32)                                                                             \
                                   X(s_add_nc_u64) X(s_sub_nc_u64) X(s_mul_u64) X(s_add_f32)                                                                          \
@@ -121,3 +124,4 @@
                                                               X(ds_min_u32) X(ds_add_f32)                                                                            \
                                                                   X(ds_bpermute_b32)                                                                                 \
                                                                       X(ds_permute_b32)
+// clang-format on
