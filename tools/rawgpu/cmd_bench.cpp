@@ -233,7 +233,9 @@ cli::Command bench_command() {
       "  unless --format is given).\n"
       "rawgpu bench launch [--device sim:gfx1100|sim:gfx1201] [--json]\n"
       "  Host cost of the hardware command queues on a simulated AMD GPU: exec+signal enqueue\n"
-      "  (median over --ops), graph replay per kernel (--kernels), copy throughput (--copy-size).";
+      "  (median over --ops), graph replay per kernel (--kernels), copy throughput (--copy-size).\n"
+      "rawgpu bench emulator [--json]\n"
+      "  Wave instructions per second of the RDNA3/RDNA4 emulator on an ALU loop (one thread).";
   c.options = {
       {"trace", 't', "FILE", "allocation trace to replay (tlsf)", ""},
       {"size", 's', "BYTES", "TLSF arena size (tlsf)", "16GiB"},
@@ -247,13 +249,14 @@ cli::Command bench_command() {
       {"kernels", 0, "N", "kernels in the replayed graph (launch)", "1000"},
       {"copy-size", 0, "BYTES", "bytes per copy direction (launch)", "64MiB"},
   };
-  c.positionals = {{"what", "tlsf or pagetable", true, false}};
+  c.positionals = {{"what", "tlsf, pagetable, launch or emulator", true, false}};
   c.run = [](const cli::Args& args, cli::Io& io) {
     const std::string& what = args.positionals()[0];
     if (what == "tlsf") return bench_tlsf(args, io);
     if (what == "pagetable") return bench_pagetable(args, io);
     if (what == "launch") return bench_launch(args, io);
-    io.err << "rawgpu bench: unknown benchmark '" << what << "' (tlsf or pagetable)\n";
+    if (what == "emulator") return bench_emulator(args, io);
+    io.err << "rawgpu bench: unknown benchmark '" << what << "' (tlsf, pagetable, launch or emulator)\n";
     return 2;
   };
   return c;

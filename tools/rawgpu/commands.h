@@ -19,6 +19,8 @@ cli::Command compile_command();
 cli::Command demo_command();
 // `rawgpu bench launch` (cmd_bench_launch.cpp).
 int bench_launch(const cli::Args& args, cli::Io& io);
+// `rawgpu bench emulator` (cmd_bench_emulator.cpp).
+int bench_emulator(const cli::Args& args, cli::Io& io);
 
 // Rendering used by `rawgpu list` (exposed for tests).
 std::string render_devices_text(const std::vector<pci::DeviceInfo>& devices, bool display_only);

@@ -1,0 +1,2303 @@
+// RDNA3/RDNA4 wave32 executor: pre-decoded micro-ops per PC, wave state, semantics, the
+// workgroup scheduler (round-robin to a barrier or the end) and strict wait-count checking.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "isa.h"
+#include "ops.h"
+#include "rawgpu/base/format.h"
+
+namespace rawgpu::sim::rdna {
+namespace {
+
+enum Op : uint16_t {
+  kNoOp = 0,
+#define RDNA_ENUM(name) name,
+  RDNA_OPS(RDNA_ENUM)
+#undef RDNA_ENUM
+      kOpCount,
+  kCmp = 0x8000,  // | cmpx << 12 | cond << 4 | type
+};
+
+// Compare conditions and operand types for the v_cmp / v_cmpx template.
+enum Cond : uint8_t {
+  kF,
+  kLt,
+  kEq,
+  kLe,
+  kGt,
+  kLg,
+  kGe,
+  kO,
+  kU,
+  kNge,
+  kNlg,
+  kNgt,
+  kNle,
+  kNeq,
+  kNlt,
+  kT,
+  kClass
+};
+enum CType : uint8_t { kF16, kF32, kF64, kI16, kI32, kI64, kU16, kU32, kU64 };
+
+std::string_view normalise(std::string_view m, std::string& tmp) {
+  for (std::string_view suf : {"_e32", "_e64"}) {
+    if (m.size() > suf.size() && m.substr(m.size() - suf.size()) == suf)
+      m.remove_suffix(suf.size());
+  }
+  if (m.substr(0, 7) == "v_dual_") {
+    tmp = "v_";
+    tmp += m.substr(7);
+    m = tmp;
+  }
+  // gfx1201 spellings with the same semantics.
+  static const std::pair<std::string_view, std::string_view> kAlias[] = {
+      {"s_add_co_u32", "s_add_u32"},         {"s_sub_co_u32", "s_sub_u32"},
+      {"s_add_co_i32", "s_add_i32"},         {"s_sub_co_i32", "s_sub_i32"},
+      {"s_add_co_ci_u32", "s_addc_u32"},     {"s_sub_co_ci_u32", "s_subb_u32"},
+      {"s_addk_co_i32", "s_addk_i32"},       {"v_mad_co_u64_u32", "v_mad_u64_u32"},
+      {"v_mad_co_i64_i32", "v_mad_i64_i32"}, {"v_s_rcp_f32", "v_rcp_f32"},
+      {"v_lshlrev_b64", "v_lshlrev_b64"}};
+  for (auto [from, to] : kAlias)
+    if (m == from) return to;
+  return m;
+}
+
+uint16_t compare_id(std::string_view m) {
+  bool x = false;
+  if (m.substr(0, 7) == "v_cmpx_") {
+    x = true;
+    m.remove_prefix(7);
+  } else if (m.substr(0, 6) == "v_cmp_") {
+    m.remove_prefix(6);
+  } else {
+    return 0;
+  }
+  const size_t us = m.rfind('_');
+  if (us == std::string_view::npos) return 0;
+  const std::string_view cond = m.substr(0, us), type = m.substr(us + 1);
+  static constexpr std::string_view kConds[] = {"f",   "lt",  "eq",  "le",  "gt",   "lg",
+                                                "ge",  "o",   "u",   "nge", "nlg",  "ngt",
+                                                "nle", "neq", "nlt", "t",   "class"};
+  static constexpr std::string_view kTypes[] = {"f16", "f32", "f64", "i16", "i32",
+                                                "i64", "u16", "u32", "u64"};
+  int c = -1, t = -1;
+  for (int i = 0; i < 17; ++i)
+    if (cond == kConds[i]) c = i;
+  if (cond == "ne") c = kLg;  // integer "not equal"
+  for (int i = 0; i < 9; ++i)
+    if (type == kTypes[i]) t = i;
+  if (c < 0 || t < 0) return 0;
+  if (c == kClass && t > kF64) return 0;
+  if (t >= kI16 && c >= kO && c != kT && c != kF) return 0;
+  return static_cast<uint16_t>(kCmp | (x ? 1u << 12 : 0u) | (c << 4) | t);
+}
+
+}  // namespace
+
+uint16_t semantics_of(std::string_view mnemonic) {
+  static const std::unordered_map<std::string_view, uint16_t> kMap = [] {
+    std::unordered_map<std::string_view, uint16_t> m;
+    static constexpr std::string_view kNames[] = {
+#define RDNA_NAME(name) #name,
+        RDNA_OPS(RDNA_NAME)
+#undef RDNA_NAME
+    };
+    for (uint16_t i = 0; i < std::size(kNames); ++i)
+      m.emplace(kNames[i], static_cast<uint16_t>(i + 1));
+    return m;
+  }();
+  std::string tmp;
+  const std::string_view n = normalise(mnemonic, tmp);
+  if (const uint16_t c = compare_id(n); c != 0) return c;
+  auto it = kMap.find(n);
+  return it == kMap.end() ? 0 : it->second;
+}
+
+namespace {
+
+constexpr unsigned kLanes = 32;
+constexpr uint16_t kVcc = 106, kTtmp = 108, kNull = 124, kExec = 126;
+
+inline float F(uint32_t x) { return std::bit_cast<float>(x); }
+inline uint32_t U(float x) { return std::bit_cast<uint32_t>(x); }
+inline double D(uint64_t x) { return std::bit_cast<double>(x); }
+inline uint64_t U(double x) { return std::bit_cast<uint64_t>(x); }
+
+// IEEE half <-> float (round to nearest even), host independent.
+float half_to_float(uint16_t h) {
+  const uint32_t s = (h >> 15) & 1, e = (h >> 10) & 0x1F, m = h & 0x3FF;
+  float v;
+  if (e == 0)
+    v = std::ldexp(static_cast<float>(m), -24);
+  else if (e == 31)
+    v = m ? std::bit_cast<float>(0x7FC00000u | (m << 13)) : INFINITY;
+  else
+    v = std::ldexp(static_cast<float>(m | 0x400), static_cast<int>(e) - 25);
+  return s ? -v : v;
+}
+uint16_t float_to_half(float f) {
+  const uint32_t x = U(f);
+  const uint32_t sign = (x >> 16) & 0x8000;
+  const uint32_t ax = x & 0x7FFFFFFF;
+  if (ax > 0x7F800000) return static_cast<uint16_t>(sign | 0x7E00 | ((ax >> 13) & 0x3FF));
+  if (ax >= 0x477FF000) return static_cast<uint16_t>(sign | 0x7C00);  // rounds to inf
+  if (ax < 0x38800000) {                                              // subnormal half
+    const float a = std::fabs(f) * 16777216.0f;                       // units of 2^-24
+    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(a)));
+  }
+  uint32_t r = ax + 0xFFF + ((ax >> 13) & 1);  // RNE on the 13 dropped bits
+  r -= 0x38000000;
+  return static_cast<uint16_t>(sign | (r >> 13));
+}
+
+bool is_snan32(uint32_t x) {
+  return (x & 0x7F800000) == 0x7F800000 && (x & 0x7FFFFF) && !(x & 0x400000);
+}
+bool is_nan32(uint32_t x) { return (x & 0x7FFFFFFF) > 0x7F800000; }
+
+// GFX11 IEEE-mode min/max: an sNaN operand gives a qNaN, a qNaN operand is ignored.
+[[gnu::noinline]] uint32_t fmax_ieee_slow(uint32_t a, uint32_t b, bool is_max) {
+  if (is_snan32(a)) return a | 0x400000;
+  if (is_snan32(b)) return b | 0x400000;
+  if (is_nan32(a)) return b;
+  if (is_nan32(b)) return a;
+  const float x = F(a), y = F(b);
+  if (x == y) {  // -0 < +0
+    const bool an = a >> 31;
+    return is_max ? (an ? b : a) : (an ? a : b);
+  }
+  return is_max ? (x > y ? a : b) : (x < y ? a : b);
+}
+inline uint32_t fmax_ieee(uint32_t a, uint32_t b, bool is_max) {
+  const float x = F(a), y = F(b);
+  // Fast path: ordered and different (NaNs and ±0 ties take the slow path).
+  if (x < y) return is_max ? b : a;
+  if (x > y) return is_max ? a : b;
+  return fmax_ieee_slow(a, b, is_max);
+}
+[[gnu::noinline]] uint32_t fmax_num_slow(uint32_t a, uint32_t b,
+                                         bool is_max) {  // IEEE 754-2019 maximumNumber
+  if (is_nan32(a)) return is_nan32(b) ? (b | 0x400000) : b;
+  if (is_nan32(b)) return a;
+  return fmax_ieee(a, b, is_max);
+}
+inline uint32_t fmax_num(uint32_t a, uint32_t b, bool is_max) {
+  const float x = F(a), y = F(b);
+  if (x < y) return is_max ? b : a;
+  if (x > y) return is_max ? a : b;
+  return fmax_num_slow(a, b, is_max);
+}
+uint32_t fmaximum(uint32_t a, uint32_t b, bool is_max) {  // NaN propagating
+  if (is_nan32(a)) return a | 0x400000;
+  if (is_nan32(b)) return b | 0x400000;
+  return fmax_ieee(a, b, is_max);
+}
+
+// d[l] = fma(a[l], b[l], c[l]) for 32 lanes. With FMA3 the compiler inlines the fused
+// multiply-add (one rounding, as std::fma), without it every lane calls libm's software fma.
+[[gnu::target("fma")]] void fma_lanes_fma3(const uint32_t* a, const uint32_t* b, const uint32_t* c,
+                                           uint32_t* d) {
+  for (unsigned l = 0; l < 32; ++l) d[l] = U(std::fma(F(a[l]), F(b[l]), F(c[l])));
+}
+void fma_lanes_generic(const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t* d) {
+  for (unsigned l = 0; l < 32; ++l) d[l] = U(std::fma(F(a[l]), F(b[l]), F(c[l])));
+}
+void fma_lanes(const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t* d) {
+  static const bool kFma3 = __builtin_cpu_supports("fma");
+  if (kFma3)
+    fma_lanes_fma3(a, b, c, d);
+  else
+    fma_lanes_generic(a, b, c, d);
+}
+
+// v_div_scale_f32 (S0 = value to scale, S1 = denominator, S2 = numerator): pre-scales the
+// operands of a division whose quotient or reciprocal would leave the normal range; VCC is set
+// only where the quotient must be scaled back by v_div_fmas_f32 (emulation.md §3.7 item 4).
+uint32_t div_scale_f32(uint32_t s0, uint32_t s1, uint32_t s2, bool& vcc) {
+  const float x = F(s0), den = F(s1), num = F(s2);
+  const int ed = static_cast<int>((s1 >> 23) & 0xFF), en = static_cast<int>((s2 >> 23) & 0xFF);
+  vcc = false;
+  if (num == 0.0f || den == 0.0f) return 0x7FC00000u;
+  const double q = static_cast<double>(num) / static_cast<double>(den);
+  const bool q_denorm = std::fabs(q) < 0x1p-126 && q != 0.0;
+  if (en - ed >= 96) {  // quotient near the top of the range: scale the denominator only
+    vcc = true;
+    return s0 == s1 ? U(std::ldexp(x, 64)) : s0;
+  }
+  if (std::fpclassify(den) == FP_SUBNORMAL) return U(std::ldexp(x, 64));
+  // |S1| > 2^126: its reciprocal would be denormal; scale both operands down (no VCC).
+  if (std::fabs(static_cast<double>(den)) > 0x1p126) return U(std::ldexp(x, -64));
+  if (q_denorm) {  // denormal quotient: scale the numerator only
+    vcc = true;
+    return s0 == s2 ? U(std::ldexp(x, 64)) : s0;
+  }
+  if (en <= 23) return U(std::ldexp(x, 64));
+  return s0;
+}
+
+// v_div_fixup_f32 (S0 = quotient, S1 = denominator, S2 = numerator): special cases of IEEE
+// division; a NaN quotient otherwise becomes a signed infinity.
+uint32_t div_fixup_f32(uint32_t s0, uint32_t s1, uint32_t s2) {
+  const float q = F(s0), den = F(s1), num = F(s2);
+  const uint32_t sign = (s1 ^ s2) & 0x80000000u;
+  if (std::isnan(num)) return s2 | 0x400000;
+  if (std::isnan(den)) return s1 | 0x400000;
+  if (den == 0.0f && num == 0.0f) return 0xFFC00000u;
+  if (std::isinf(den) && std::isinf(num)) return 0xFFC00000u;
+  if (den == 0.0f || std::isinf(num)) return sign | 0x7F800000u;
+  if (std::isinf(den) || num == 0.0f) return sign;
+  if (std::isnan(q)) return sign | 0x7F800000u;
+  return (s0 & 0x7FFFFFFFu) | sign;
+}
+
+// Transcendentals flush denormal inputs and outputs (emulation.md §3.7).
+float ftz(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+uint32_t trans(float r) { return U(ftz(r)); }
+
+template <class T>
+T sat_cvt(double v) {
+  if (std::isnan(v)) return 0;
+  if (v <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+  if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return static_cast<T>(v);
+}
+
+int frexp_exp(float f) {
+  if (!std::isfinite(f) || f == 0) return 0;
+  int e;
+  (void)std::frexp(f, &e);
+  return e;
+}
+
+uint32_t fp_class_mask(double v, bool snan) {
+  switch (std::fpclassify(v)) {
+    case FP_NAN: return snan ? 1u : 2u;
+    case FP_INFINITE: return std::signbit(v) ? 1u << 2 : 1u << 9;
+    case FP_NORMAL: return std::signbit(v) ? 1u << 3 : 1u << 8;
+    case FP_SUBNORMAL: return std::signbit(v) ? 1u << 4 : 1u << 7;
+    default: return std::signbit(v) ? 1u << 5 : 1u << 6;
+  }
+}
+
+// Counters for strict waits. kSmem completes out of order.
+enum Counter : uint8_t { kCntLoad, kCntStore, kCntLds, kCntSmem, kCntNum };
+
+struct Pending {
+  Counter cnt;
+  bool vgpr;
+  uint16_t first, count;
+  uint64_t pc;
+  const char* what;
+};
+
+enum SrcKind : uint8_t { kSrcNone, kSrcVgpr, kSrcSgpr, kSrcConst, kSrcScc, kSrcExecz, kSrcVccz };
+
+struct Uop {
+  uint16_t op = 0;
+  Format fmt = Format::kCount;
+  uint8_t size = 0;
+  uint8_t nsrc = 0;
+  bool e64 = false;  // VOP3 encoding (VOPC writes sdst, cndmask reads src2)
+  uint16_t vdst = 0, sdst = 0;
+  std::array<uint16_t, 3> src{};
+  std::array<SrcKind, 3> kind{};
+  std::array<uint8_t, 3> srcw{1, 1, 1};  // dwords
+  std::array<uint64_t, 3> cval{};        // constant sources
+  uint8_t dstw = 1;
+  uint8_t fbits = 0;  // float operand width for abs/neg/inline constants (0: integer)
+  uint8_t abs = 0, neg = 0, neg_hi = 0, opsel = 0, opsel_hi = 0, omod = 0;
+  bool clamp = false;
+  bool half = false;  // 16-bit VALU result
+  int32_t imm = 0;    // SOPK/SOPP simm16, SMEM/FLAT/DS offset
+  int32_t imm1 = 0;   // DS offset1
+  uint16_t addr = 0, data0 = 0, data1 = 0, saddr = 0;
+  bool glc = false;
+  uint64_t pc = 0;
+  Uop* next = nullptr;
+  Uop* target = nullptr;
+  std::unique_ptr<Uop> y;  // VOPD Y half
+  const OpcodeInfo* info = nullptr;
+  // Registers read/written (for strict waits): {vgpr?, first, count}.
+  struct Range {
+    bool vgpr;
+    uint16_t first, count;
+  };
+  std::array<Range, 6> reads{};
+  uint8_t nreads = 0;
+  std::array<Range, 2> writes{};
+  uint8_t nwrites = 0;
+};
+
+struct Mode {
+  uint8_t round_f32 = 0, round_f16_64 = 0, denorm_f32 = 3, denorm_f16_64 = 3;
+  bool ieee = true, dx10_clamp = true;
+  uint32_t raw() const {
+    return round_f32 | round_f16_64 << 2 | denorm_f32 << 4 | denorm_f16_64 << 6 |
+           (dx10_clamp ? 1u << 8 : 0) | (ieee ? 1u << 9 : 0);
+  }
+  void set(uint32_t v) {
+    round_f32 = v & 3, round_f16_64 = (v >> 2) & 3, denorm_f32 = (v >> 4) & 3;
+    denorm_f16_64 = (v >> 6) & 3, dx10_clamp = (v >> 8) & 1, ieee = (v >> 9) & 1;
+  }
+};
+
+struct Wave {
+  std::array<uint32_t, 128> s{};
+  std::vector<uint32_t> v;  // [reg][32 lanes]
+  bool scc = false;
+  Mode mode;
+  uint64_t pc = 0;
+  Uop* cur = nullptr;
+  bool done = false, at_barrier = false;
+  unsigned id = 0;
+  std::vector<Pending> pending;
+  std::array<uint8_t, 256> vpend{};
+  std::array<uint8_t, 128> spend{};
+  uint32_t* vr(unsigned r) { return v.data() + size_t{r} * kLanes; }
+  uint32_t exec() const { return s[kExec]; }
+};
+
+}  // namespace
+
+struct Emulator::Impl {
+  Emulator& e;
+  const DispatchState& st;
+  bool g12;
+  unsigned vgprs = 256;
+  std::unordered_map<uint64_t, std::unique_ptr<Uop>> code;
+  std::vector<uint8_t> lds;
+  uint64_t budget;
+  std::array<uint32_t, 3> wg_id{};
+
+  Impl(Emulator& em, const DispatchState& s)
+      : e(em), st(s), g12(em.target_ == Target::kGfx1201), budget(em.options_.max_instructions) {}
+
+  Error fail(Errc c, const Uop* u, const std::string& what) {
+    return make_error(c, "%s kernel '%s' PC %s%s%s: %s", target_name(e.target_),
+                      e.options_.kernel_name.c_str(), hex(u ? u->pc : 0).c_str(),
+                      u && u->info ? " " : "", u && u->info ? u->info->mnemonic : "", what.c_str());
+  }
+
+  // ---------------------------------------------------------------- pre-decoding
+  uint64_t inline_const(unsigned code, uint8_t fbits, uint8_t width) {
+    if (code >= 128 && code <= 192) return code - 128;
+    if (code >= 193 && code <= 208) {
+      const int64_t v = -static_cast<int64_t>(code - 192);
+      return width == 2 ? static_cast<uint64_t>(v) : static_cast<uint32_t>(v);
+    }
+    static constexpr float kF[] = {0.5f, -0.5f, 1.0f, -1.0f, 2.0f, -2.0f, 4.0f, -4.0f};
+    static constexpr uint16_t kH[] = {0x3800, 0xB800, 0x3C00, 0xBC00,
+                                      0x4000, 0xC000, 0x4400, 0xC400};
+    if (code >= 240 && code <= 247) {
+      if (fbits == 64) return U(static_cast<double>(kF[code - 240]));
+      if (fbits == 16) return kH[code - 240];
+      return U(kF[code - 240]);
+    }
+    if (code == 248) {  // 1/(2*pi), per operand type
+      if (fbits == 64) return 0x3FC45F306DC9C882ull;
+      if (fbits == 16) return 0x3118;
+      return 0x3E22F983;
+    }
+    return ~0ull;
+  }
+
+  Status set_src(Uop& u, unsigned i, unsigned code, uint32_t literal) {
+    u.src[i] = static_cast<uint16_t>(code);
+    const uint8_t w = u.srcw[i];
+    if (code >= 256) {
+      u.kind[i] = kSrcVgpr;
+      if (code - 256 + w > vgprs)
+        return fail(Errc::kHardware, &u,
+                    strformat("v%u beyond the %u allocated VGPRs", code - 256, vgprs));
+      u.reads[u.nreads++] = {true, static_cast<uint16_t>(code - 256), w};
+    } else if (code < 128) {
+      u.kind[i] = kSrcSgpr;
+      u.reads[u.nreads++] = {false, static_cast<uint16_t>(code), w};
+    } else if (code == 255) {
+      u.kind[i] = kSrcConst;
+      // A literal is the high dword of an f64 operand, zero-extended for integer 64-bit ones.
+      u.cval[i] = w == 2 && u.fbits == 64 ? uint64_t{literal} << 32 : literal;
+    } else if (code == 253) {
+      u.kind[i] = kSrcScc;
+    } else if (code == 252) {
+      u.kind[i] = kSrcExecz;
+    } else if (code == 251) {
+      u.kind[i] = kSrcVccz;
+    } else if (code == 235 || code == 237) {  // shared / private aperture base (high dword)
+      u.kind[i] = kSrcConst;
+      u.cval[i] = code == 235 ? (w == 2 ? 1ull << 48 : 1u << 16) : (w == 2 ? 2ull << 48 : 2u << 16);
+    } else {
+      const uint64_t c = inline_const(code, u.fbits, w);
+      if (c == ~0ull)
+        return fail(Errc::kUnsupported, &u, strformat("source operand %u not supported", code));
+      u.kind[i] = kSrcConst;
+      u.cval[i] = c;
+    }
+    return {};
+  }
+
+  static uint8_t float_bits(std::string_view m) {
+    // Type of the last operand-type suffix: v_cvt_f32_f16 reads f16.
+    size_t best = std::string_view::npos;
+    uint8_t bits = 0;
+    for (auto [s, b] :
+         {std::pair<std::string_view, uint8_t>{"_f16", 16}, {"_f32", 32}, {"_f64", 64}}) {
+      const size_t p = m.rfind(s);
+      if (p != std::string_view::npos && (best == std::string_view::npos || p > best))
+        best = p, bits = b;
+    }
+    for (std::string_view s :
+         {"_i32", "_u32", "_b32", "_i64", "_u64", "_b64", "_i16", "_u16", "_b16"}) {
+      const size_t p = m.rfind(s);
+      if (p != std::string_view::npos && best != std::string_view::npos && p > best) bits = 0;
+    }
+    if (m.find("cvt_f32_ubyte") != std::string_view::npos ||
+        m.find("_f32_i32") != std::string_view::npos ||
+        m.find("_f32_u32") != std::string_view::npos ||
+        m.find("_f64_i32") != std::string_view::npos ||
+        m.find("_f64_u32") != std::string_view::npos || m.find("frexp_exp") == 0)
+      bits = 0;
+    return bits;
+  }
+
+  Status dst_vgpr(Uop& u, unsigned r, unsigned w) {
+    if (r + w > vgprs)
+      return fail(Errc::kHardware, &u, strformat("v%u beyond the %u allocated VGPRs", r, vgprs));
+    u.vdst = static_cast<uint16_t>(r);
+    u.writes[u.nwrites++] = {true, static_cast<uint16_t>(r), static_cast<uint16_t>(w)};
+    return {};
+  }
+
+  // VALU operand layout from the table's printed widths.
+  Status setup_valu(Uop& u, const OpcodeInfo& info, const Instruction& in, unsigned vdst,
+                    std::array<unsigned, 3> srcs) {
+    const std::string_view m = info.mnemonic;
+    u.fbits = float_bits(m);
+    if (u.fbits == 16 || m.find("_u16") != std::string_view::npos ||
+        m.find("_i16") != std::string_view::npos || m.find("_b16") != std::string_view::npos)
+      u.half = m.find("v_pk_") != 0 && m.find("cvt_f32_f16") == std::string_view::npos &&
+               m.find("cvt_f64") == std::string_view::npos &&
+               m.find("cmp") == std::string_view::npos && m.find("dot2") == std::string_view::npos;
+    if (m.find("cvt_f16_f32") != std::string_view::npos) u.half = true;
+    const bool is_cmp = (u.op & kCmp) != 0;
+    const bool cmpx = is_cmp && (u.op & (1u << 12));
+    const auto& w = info.widths;
+    unsigned first_src = 1;
+    if (is_cmp && cmpx && !g12 && u.fmt != Format::kVOPDX) first_src = 0;
+    if (is_cmp && cmpx && g12) first_src = 0;
+    if (u.fmt == Format::kVOP3SD) first_src = 2;
+    unsigned n = 0;
+    for (unsigned i = 0; i < 3; ++i) {
+      const unsigned wi = first_src + i;
+      uint8_t width = wi < 4 ? w[wi] : 0;
+      if (u.fmt == Format::kVOP3SD && i == 2) {
+        width = (m.find("mad_") != std::string_view::npos || m == "v_div_scale_f64")    ? 2
+                : m.find("_co_ci_") != std::string_view::npos || m == "v_div_scale_f32" ? 1
+                                                                                        : 0;
+      }
+      if (width == 0 && !(m.find("mamk") != std::string_view::npos && i == 1)) break;
+      if (width == 0) width = 1;
+      u.srcw[i] = width;
+      ++n;
+    }
+    // fmamk: src0, K, src1 (K is the literal); fmaak: src0, src1, K.
+    if (m.find("mamk") != std::string_view::npos || m.find("maak") != std::string_view::npos) n = 2;
+    u.nsrc = static_cast<uint8_t>(n);
+    for (unsigned i = 0; i < n; ++i) RG_TRY(set_src(u, i, srcs[i], in.literal));
+    u.dstw = is_cmp ? 1 : (w[0] ? w[0] : 1);
+    if (!is_cmp && m.find("readlane") == std::string_view::npos &&
+        m.find("readfirstlane") == std::string_view::npos && u.op != v_nop) {
+      RG_TRY(dst_vgpr(u, vdst, u.dstw));
+    }
+    return {};
+  }
+
+  Result<std::unique_ptr<Uop>> predecode(uint64_t pc) {
+    std::array<uint32_t, 4> words{};
+    unsigned have = 0;
+    auto fetch = [&](unsigned n) -> Status {
+      for (; have < n; ++have) {
+        auto r = e.gpu_->read32(GpuVa(pc + 4 * have), true);
+        if (!r) {
+          return make_error(Errc::kHardware, "%s kernel '%s': instruction fetch at PC %s: %s",
+                            target_name(e.target_), e.options_.kernel_name.c_str(), hex(pc).c_str(),
+                            r.error().to_string().c_str());
+        }
+        words[have] = *r;
+      }
+      return {};
+    };
+    RG_TRY(fetch(1));
+    Result<Instruction> d = decode(e.target_, std::span<const uint32_t>(words.data(), have));
+    // Grow the fetch until the instruction is complete (up to 16 bytes).
+    while (!d && have < 4 && d.error().message().find("truncated") != std::string::npos) {
+      RG_TRY(fetch(have + 1));
+      d = decode(e.target_, std::span<const uint32_t>(words.data(), have));
+    }
+    if (!d) {
+      return make_error(Errc::kUnsupported, "%s kernel '%s' PC %s: %s", target_name(e.target_),
+                        e.options_.kernel_name.c_str(), hex(pc).c_str(),
+                        d.error().message().c_str());
+    }
+    const Instruction in = *d;
+    auto u = std::make_unique<Uop>();
+    u->pc = pc;
+    u->size = in.size;
+    u->fmt = in.format;
+    u->info = in.info;
+    u->op = semantics_of(in.info->mnemonic);
+    if (u->op == 0)
+      return fail(Errc::kUnsupported, u.get(), "opcode not implemented by the emulator");
+    const uint32_t w0 = in.words[0], w1 = in.words[1];
+    const std::string_view m = in.info->mnemonic;
+    switch (in.format) {
+      case Format::kSOP2:
+      case Format::kSOPC:
+      case Format::kSOP1: {
+        const auto& w = in.info->widths;
+        u->fbits = float_bits(m) == 32 ? 32 : 0;
+        const bool has_dst = in.format != Format::kSOPC;
+        u->sdst = static_cast<uint16_t>((w0 >> 16) & 0x7F);
+        u->dstw = has_dst ? (w[0] ? w[0] : 1) : 0;
+        const unsigned off = has_dst ? 1 : 0;
+        unsigned n = in.format == Format::kSOP1 ? 1 : 2;
+        if (in.format == Format::kSOP1 && w[off] == 0 && m != "s_getpc_b64") n = 0;
+        if (m == "s_getpc_b64") n = 0;
+        if (m == "s_setpc_b64") u->dstw = 0, u->srcw[0] = 2;
+        if (m == "s_fmamk_f32" || m == "s_fmaak_f32") n = 2;
+        for (unsigned i = 0; i < n; ++i) {
+          if (!(m == "s_setpc_b64")) u->srcw[i] = w[off + i] ? w[off + i] : 1;
+          RG_TRY(set_src(*u, i, i == 0 ? (w0 & 0xFF) : ((w0 >> 8) & 0xFF), in.literal));
+        }
+        if (m == "s_fmac_f32") {  // D = S0 * S1 + D
+          u->srcw[2] = 1;
+          RG_TRY(set_src(*u, 2, u->sdst, 0));
+        }
+        u->nsrc = static_cast<uint8_t>(n);
+        if (has_dst && u->dstw) u->writes[u->nwrites++] = {false, u->sdst, u->dstw};
+        break;
+      }
+      case Format::kSOPK:
+        u->sdst = static_cast<uint16_t>((w0 >> 16) & 0x7F);
+        u->imm = static_cast<int16_t>(w0 & 0xFFFF);
+        if (m.find("s_cmpk") != 0 && m.find("waitcnt") == std::string_view::npos &&
+            m != "s_version" && m.find("setreg") == std::string_view::npos)
+          u->writes[u->nwrites++] = {false, u->sdst, 1};
+        if (m.find("s_cmpk") == 0 || m == "s_addk_i32" || m == "s_mulk_i32" || m == "s_setreg_b32")
+          u->reads[u->nreads++] = {false, u->sdst, 1};
+        u->cval[0] = in.literal;
+        break;
+      case Format::kSOPP: u->imm = static_cast<int16_t>(w0 & 0xFFFF); break;
+      case Format::kSMEM: {
+        const unsigned sbase = (w0 & 0x3F) * 2, sdata = (w0 >> 6) & 0x7F;
+        u->addr = static_cast<uint16_t>(sbase);
+        u->vdst = static_cast<uint16_t>(sdata);
+        u->saddr = static_cast<uint16_t>(w1 >> 25);
+        const uint32_t bits = g12 ? 24 : 21;
+        u->imm = static_cast<int32_t>(w1 << (32 - bits)) >> (32 - bits);
+        u->dstw = in.info->widths[0];
+        u->reads[u->nreads++] = {false, static_cast<uint16_t>(sbase), 2};
+        if (u->saddr != kNull) u->reads[u->nreads++] = {false, u->saddr, 1};
+        if (u->dstw) u->writes[u->nwrites++] = {false, u->vdst, u->dstw};
+        break;
+      }
+      case Format::kVOP1:
+        RG_TRY(setup_valu(*u, *in.info, in, (w0 >> 17) & 0xFF, {w0 & 0x1FF, 0, 0}));
+        if (m.find("readfirstlane") != std::string_view::npos) {
+          u->sdst = static_cast<uint16_t>((w0 >> 17) & 0xFF);
+          u->writes[u->nwrites++] = {false, u->sdst, 1};
+        }
+        break;
+      case Format::kVOP2: {
+        const unsigned vdst = (w0 >> 17) & 0xFF, s0 = w0 & 0x1FF, s1 = 256 + ((w0 >> 9) & 0xFF);
+        if (m.find("mamk") != std::string_view::npos) {
+          RG_TRY(setup_valu(*u, *in.info, in, vdst, {s0, s1, 0}));
+          u->cval[2] = in.literal;
+        } else if (m.find("maak") != std::string_view::npos) {
+          RG_TRY(setup_valu(*u, *in.info, in, vdst, {s0, s1, 0}));
+          u->cval[2] = in.literal;
+        } else {
+          RG_TRY(setup_valu(*u, *in.info, in, vdst, {s0, s1, 0}));
+        }
+        if (in.info->mnemonic == std::string_view("v_cndmask_b32_e32") ||
+            m.find("_co_ci_") != std::string_view::npos) {
+          u->nsrc = 2;
+        }
+        break;
+      }
+      case Format::kVOPC:
+        RG_TRY(setup_valu(*u, *in.info, in, 0, {w0 & 0x1FF, 256 + ((w0 >> 9) & 0xFF), 0}));
+        u->sdst = kVcc;
+        break;
+      case Format::kVOP3:
+      case Format::kVOP3SD:
+      case Format::kVOP3P: {
+        u->e64 = true;
+        const unsigned vdst = w0 & 0xFF;
+        const std::array<unsigned, 3> srcs{w1 & 0x1FF, (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF};
+        if ((w1 & 0x1FF) == 250 || (w1 & 0x1FF) == 233 || (w1 & 0x1FF) == 234)
+          return fail(Errc::kUnsupported, u.get(), "VOP3 DPP not implemented");
+        if (in.format == Format::kVOP3SD) u->sdst = static_cast<uint16_t>((w0 >> 8) & 0x7F);
+        if (in.format == Format::kVOP3P) {
+          u->opsel = static_cast<uint8_t>((w0 >> 11) & 7);
+          u->opsel_hi = static_cast<uint8_t>(((w1 >> 27) & 3) | (((w0 >> 14) & 1) << 2));
+          u->neg_hi = static_cast<uint8_t>((w0 >> 8) & 7);
+          u->clamp = (w0 >> 15) & 1;
+        } else {
+          if (in.format == Format::kVOP3) {
+            u->abs = static_cast<uint8_t>((w0 >> 8) & 7);
+            u->opsel = static_cast<uint8_t>((w0 >> 11) & 0xF);
+          }
+          u->clamp = (w0 >> 15) & 1;
+          u->omod = static_cast<uint8_t>((w1 >> 27) & 3);
+        }
+        u->neg = static_cast<uint8_t>((w1 >> 29) & 7);
+        RG_TRY(setup_valu(*u, *in.info, in, vdst, srcs));
+        if (u->op & kCmp) u->sdst = static_cast<uint16_t>(vdst);
+        if (m.find("readlane") != std::string_view::npos ||
+            m.find("readfirstlane") != std::string_view::npos)
+          u->sdst = static_cast<uint16_t>(vdst);
+        if (u->sdst != 0 || in.format == Format::kVOP3SD || (u->op & kCmp) ||
+            m.find("readlane") != std::string_view::npos) {
+          if (in.format == Format::kVOP3SD || (u->op & kCmp) ||
+              m.find("readlane") != std::string_view::npos)
+            u->writes[u->nwrites++] = {false, u->sdst, 1};
+        }
+        if (u->fbits == 0 && (u->clamp || u->omod) && in.format != Format::kVOP3P)
+          return fail(Errc::kUnsupported, u.get(),
+                      "clamp/omod on an integer operation not implemented");
+        break;
+      }
+      case Format::kVOPDX: {
+        const unsigned vdstx = w1 >> 24;
+        const unsigned vdsty = (((w1 >> 17) & 0x7F) << 1) | ((vdstx & 1) ^ 1);
+        u->fmt = Format::kVOPDX;
+        RG_TRY(setup_valu(*u, *in.info, in, vdstx, {w0 & 0x1FF, 256 + ((w0 >> 9) & 0xFF), 0}));
+        if (m.find("mamk") != std::string_view::npos || m.find("maak") != std::string_view::npos)
+          u->cval[2] = in.literal;
+        if (m.find("cndmask") != std::string_view::npos) u->nsrc = 2;
+        auto y = std::make_unique<Uop>();
+        y->pc = pc;
+        y->fmt = Format::kVOPDY;
+        y->info = in.info_y;
+        y->op = semantics_of(in.info_y->mnemonic);
+        if (y->op == 0)
+          return fail(Errc::kUnsupported, y.get(), "opcode not implemented by the emulator");
+        RG_TRY(setup_valu(*y, *in.info_y, in, vdsty, {w1 & 0x1FF, 256 + ((w1 >> 9) & 0xFF), 0}));
+        const std::string_view my = in.info_y->mnemonic;
+        if (my.find("mamk") != std::string_view::npos || my.find("maak") != std::string_view::npos)
+          y->cval[2] = in.literal;
+        if (my.find("cndmask") != std::string_view::npos) y->nsrc = 2;
+        for (unsigned i = 0; i < y->nreads; ++i) u->reads[u->nreads++] = y->reads[i];
+        for (unsigned i = 0; i < y->nwrites; ++i) u->writes[u->nwrites++] = y->writes[i];
+        u->y = std::move(y);
+        break;
+      }
+      case Format::kDS: {
+        u->imm = static_cast<int32_t>(w0 & 0xFF);
+        u->imm1 = static_cast<int32_t>((w0 >> 8) & 0xFF);
+        if (m.find("2addr") == std::string_view::npos) u->imm = static_cast<int32_t>(w0 & 0xFFFF);
+        u->addr = static_cast<uint16_t>(w1 & 0xFF);
+        u->data0 = static_cast<uint16_t>((w1 >> 8) & 0xFF);
+        u->data1 = static_cast<uint16_t>((w1 >> 16) & 0xFF);
+        const auto& w = in.info->widths;
+        const bool load = m.find("ds_load") == 0 || m.find("_rtn") != std::string_view::npos ||
+                          m.find("permute") != std::string_view::npos;
+        const unsigned vdst = w1 >> 24;
+        u->reads[u->nreads++] = {true, u->addr, 1};
+        if (load) {
+          RG_TRY(dst_vgpr(*u, vdst, w[0]));
+          u->dstw = w[0];
+          if (w[2]) u->reads[u->nreads++] = {true, u->data0, w[2]};
+        } else {
+          u->dstw = 0;
+          if (w[1]) u->reads[u->nreads++] = {true, u->data0, w[1]};
+          if (w[2]) u->reads[u->nreads++] = {true, u->data1, w[2]};
+        }
+        u->srcw[0] = load ? w[2] : w[1];
+        break;
+      }
+      case Format::kFLAT:
+      case Format::kGLOBAL:
+      case Format::kSCRATCH: {
+        if (in.format == Format::kSCRATCH)
+          return fail(Errc::kUnsupported, u.get(), "scratch not implemented");
+        unsigned vdst, data, vaddr, saddr;
+        if (!g12) {
+          u->imm = static_cast<int32_t>(w0 << 19) >> 19;
+          u->glc = (w0 >> 14) & 1;
+          vaddr = w1 & 0xFF, data = (w1 >> 8) & 0xFF, saddr = (w1 >> 16) & 0x7F, vdst = w1 >> 24;
+        } else {
+          const uint32_t w2 = in.words[2];
+          saddr = w0 & 0x7F, vdst = w1 & 0xFF, data = (w1 >> 23) & 0xFF, vaddr = w2 & 0xFF;
+          u->imm = static_cast<int32_t>(w2) >> 8;
+          u->glc = ((w1 >> 20) & 7) == 1;  // TH_ATOMIC_RETURN
+        }
+        if (in.format == Format::kFLAT) saddr = kNull;
+        u->addr = static_cast<uint16_t>(vaddr);
+        u->data0 = static_cast<uint16_t>(data);
+        u->saddr = static_cast<uint16_t>(saddr);
+        const auto& w = in.info->widths;
+        const bool is_inv = m == "global_inv" || m == "global_wb";
+        if (is_inv) break;
+        const bool store = m.find("store") != std::string_view::npos;
+        const bool atomic = m.find("atomic") != std::string_view::npos;
+        // Printed operands: load "vdst, vaddr, saddr"; store "vaddr, vdata, saddr";
+        // atomic "[vdst,] vaddr, vdata, saddr".
+        const unsigned awidth = saddr != kNull ? 1 : 2;
+        u->reads[u->nreads++] = {true, u->addr, static_cast<uint16_t>(awidth)};
+        if (saddr != kNull) u->reads[u->nreads++] = {false, u->saddr, 2};
+        uint8_t dw = 0, sw = 0;
+        if (store) {
+          sw = w[1];
+        } else if (atomic) {
+          const bool rtn = u->glc || m.find("_rtn") != std::string_view::npos;
+          u->glc = rtn;
+          sw = rtn ? w[2] : w[1];
+          dw = rtn ? w[0] : 0;
+          if (m.find("cmpswap") != std::string_view::npos && rtn) dw = static_cast<uint8_t>(sw / 2);
+        } else {
+          dw = w[0];
+        }
+        u->srcw[0] = sw;
+        u->dstw = dw;
+        if (sw) u->reads[u->nreads++] = {true, u->data0, sw};
+        if (dw) RG_TRY(dst_vgpr(*u, vdst, dw));
+        break;
+      }
+      case Format::kMUBUF: break;
+      default: return fail(Errc::kUnsupported, u.get(), "format not implemented");
+    }
+    // Every register range an operand touches must exist (VGPRs: the allocation; SGPRs: s0-s127).
+    for (unsigned k = 0; k < u->nreads + u->nwrites; ++k) {
+      const Uop::Range& r = k < u->nreads ? u->reads[k] : u->writes[k - u->nreads];
+      const unsigned limit = r.vgpr ? vgprs : 128;
+      if (r.first + r.count > limit) {
+        return fail(Errc::kHardware, u.get(),
+                    strformat("operand %c%u (%u dwords) beyond the %u %s", r.vgpr ? 'v' : 's',
+                              r.first, r.count, limit, r.vgpr ? "allocated VGPRs" : "SGPRs"));
+      }
+    }
+    return u;
+  }
+
+  Result<Uop*> uop_at(uint64_t pc) {
+    auto it = code.find(pc);
+    if (it != code.end()) return it->second.get();
+    std::unique_ptr<Uop> u = RG_TRY(predecode(pc));
+    Uop* p = u.get();
+    code.emplace(pc, std::move(u));
+    return p;
+  }
+
+  // ---------------------------------------------------------------- operands
+  static uint32_t sreg(const Wave& w, unsigned r) { return r == kNull ? 0 : w.s[r & 127]; }
+
+  uint32_t scalar32(const Wave& w, const Uop& u, unsigned i) const {
+    switch (u.kind[i]) {
+      case kSrcSgpr: return sreg(w, u.src[i]);
+      case kSrcConst: return static_cast<uint32_t>(u.cval[i]);
+      case kSrcScc: return w.scc;
+      case kSrcExecz: return w.s[kExec] == 0;
+      case kSrcVccz: return w.s[kVcc] == 0;
+      default: return 0;
+    }
+  }
+  uint64_t scalar64(const Wave& w, const Uop& u, unsigned i) const {
+    if (u.kind[i] == kSrcSgpr) return sreg(w, u.src[i]) | (uint64_t{sreg(w, u.src[i] + 1u)} << 32);
+    if (u.kind[i] == kSrcConst) return u.cval[i];
+    return scalar32(w, u, i);
+  }
+
+  // Reads source i for all lanes: 32-bit values (16-bit operands: the selected half in the low
+  // bits), float modifiers applied.
+  void read32(Wave& w, const Uop& u, unsigned i, uint32_t* out) const {
+    if (u.kind[i] == kSrcVgpr) {
+      std::memcpy(out, w.vr(u.src[i] - 256), 4 * kLanes);
+    } else {
+      const uint32_t x = scalar32(w, u, i);
+      for (unsigned l = 0; l < kLanes; ++l) out[l] = x;
+    }
+    if (u.half && (u.opsel >> i) & 1)
+      for (unsigned l = 0; l < kLanes; ++l) out[l] >>= 16;
+    if (u.fbits && ((u.abs | u.neg) >> i) & 1) {
+      const uint32_t sign = u.fbits == 16 ? 0x8000u : 0x80000000u;
+      const uint32_t a = (u.abs >> i) & 1 ? ~sign : ~0u, n = (u.neg >> i) & 1 ? sign : 0u;
+      for (unsigned l = 0; l < kLanes; ++l) out[l] = (out[l] & a) ^ n;
+    }
+  }
+  void read64(Wave& w, const Uop& u, unsigned i, uint64_t* out) const {
+    if (u.kind[i] == kSrcVgpr) {
+      const uint32_t* lo = w.vr(u.src[i] - 256);
+      const uint32_t* hi = w.vr(u.src[i] - 255);
+      for (unsigned l = 0; l < kLanes; ++l) out[l] = lo[l] | (uint64_t{hi[l]} << 32);
+    } else {
+      const uint64_t x = scalar64(w, u, i);
+      for (unsigned l = 0; l < kLanes; ++l) out[l] = x;
+    }
+    if (u.fbits == 64 && ((u.abs | u.neg) >> i) & 1) {
+      const uint64_t sign = 1ull << 63;
+      const uint64_t a = (u.abs >> i) & 1 ? ~sign : ~0ull, n = (u.neg >> i) & 1 ? sign : 0ull;
+      for (unsigned l = 0; l < kLanes; ++l) out[l] = (out[l] & a) ^ n;
+    }
+  }
+
+  void write32(Wave& w, const Uop& u, const uint32_t* d) {
+    uint32_t* dst = w.vr(u.vdst);
+    const uint32_t m = w.exec();
+    if (u.half) {
+      const bool hi = (u.opsel >> 3) & 1;
+      for (unsigned l = 0; l < kLanes; ++l)
+        if ((m >> l) & 1)
+          dst[l] = hi ? (dst[l] & 0xFFFF) | (d[l] << 16) : (dst[l] & 0xFFFF0000u) | (d[l] & 0xFFFF);
+      return;
+    }
+    if (m == ~0u) {
+      std::memcpy(dst, d, 4 * kLanes);
+    } else {
+      for (unsigned l = 0; l < kLanes; ++l)
+        if ((m >> l) & 1) dst[l] = d[l];
+    }
+  }
+  void write64(Wave& w, const Uop& u, const uint64_t* d) {
+    uint32_t* lo = w.vr(u.vdst);
+    uint32_t* hi = w.vr(u.vdst + 1u);
+    const uint32_t m = w.exec();
+    for (unsigned l = 0; l < kLanes; ++l)
+      if ((m >> l) & 1)
+        lo[l] = static_cast<uint32_t>(d[l]), hi[l] = static_cast<uint32_t>(d[l] >> 32);
+  }
+  void write_sgpr(Wave& w, unsigned r, uint32_t v) {
+    if (r != kNull && r < 128) w.s[r] = v;
+  }
+
+  // ---------------------------------------------------------------- strict waits
+  Status check_pending(Wave& w, const Uop& u) {
+    auto busy = [&](const Uop::Range& r) -> const Pending* {
+      for (unsigned k = 0; k < r.count; ++k) {
+        const unsigned reg = r.first + k;
+        if (r.vgpr ? (reg < 256 && w.vpend[reg]) : (reg < 128 && w.spend[reg])) {
+          for (const Pending& p : w.pending)
+            if (p.vgpr == r.vgpr && reg >= p.first && reg < p.first + p.count) return &p;
+        }
+      }
+      return nullptr;
+    };
+    for (unsigned i = 0; i < u.nreads + u.nwrites; ++i) {
+      const bool is_read = i < u.nreads;
+      const Uop::Range& r = is_read ? u.reads[i] : u.writes[i - u.nreads];
+      if (const Pending* p = busy(r)) {
+        return fail(Errc::kHardware, &u,
+                    strformat("strict wait: %s %c%u while the %s at PC %s still owns it (missing "
+                              "s_waitcnt / s_wait)",
+                              is_read ? "reads" : "overwrites", r.vgpr ? 'v' : 's', r.first,
+                              p->what, hex(p->pc).c_str()));
+      }
+    }
+    return {};
+  }
+  void add_pending(Wave& w, const Uop& u, Counter c, bool vgpr, unsigned first, unsigned count) {
+    if (count == 0) return;
+    w.pending.push_back({c, vgpr, static_cast<uint16_t>(first), static_cast<uint16_t>(count), u.pc,
+                         u.info->mnemonic});
+    for (unsigned k = 0; k < count; ++k)
+      (vgpr ? w.vpend[(first + k) & 255] : w.spend[(first + k) & 127])++;
+  }
+  // Keeps at most n outstanding operations of the counters in `mask` (in order; SMEM retires
+  // only at 0 since it completes out of order).
+  void wait(Wave& w, unsigned mask, unsigned n) {
+    unsigned total = 0;
+    bool smem = false;
+    for (const Pending& p : w.pending)
+      if ((mask >> p.cnt) & 1) ++total, smem |= p.cnt == kCntSmem;
+    if (total <= n) return;
+    if (smem && n > 0 && !(mask == (1u << kCntSmem))) {
+      // Mixed LDS + SMEM: only the in-order LDS operations older than the newest n retire.
+    }
+    unsigned to_retire = total - n;
+    std::vector<Pending> keep;
+    for (const Pending& p : w.pending) {
+      const bool match = (mask >> p.cnt) & 1;
+      const bool may = match && to_retire > 0 && (p.cnt != kCntSmem || n == 0);
+      if (match && to_retire > 0) --to_retire;
+      if (may) {
+        for (unsigned k = 0; k < p.count; ++k)
+          (p.vgpr ? w.vpend[(p.first + k) & 255] : w.spend[(p.first + k) & 127])--;
+      } else {
+        keep.push_back(p);
+      }
+    }
+    w.pending.swap(keep);
+  }
+
+  // ---------------------------------------------------------------- memory
+  Error mem_fault(const Uop& u, unsigned lane, uint64_t va, const Error& err) {
+    return fail(Errc::kHardware, &u,
+                strformat("memory fault in lane %u at address %s: %s", lane, hex(va).c_str(),
+                          err.to_string().c_str()));
+  }
+  Status load_bytes(const Uop& u, unsigned lane, uint64_t va, void* out, unsigned n) {
+    auto* o = static_cast<uint8_t*>(out);
+    uint64_t a = va;
+    unsigned done = 0;
+    while (done < n) {
+      const uint64_t base = a & ~uint64_t{3};
+      auto r = e.gpu_->read32(GpuVa(base));
+      if (!r) return mem_fault(u, lane, a, r.error());
+      const uint32_t word = *r;
+      const unsigned off = static_cast<unsigned>(a - base);
+      const unsigned take = std::min(4 - off, n - done);
+      std::memcpy(o + done, reinterpret_cast<const uint8_t*>(&word) + off, take);
+      done += take, a += take;
+    }
+    return {};
+  }
+  Status store_bytes(const Uop& u, unsigned lane, uint64_t va, const void* in, unsigned n) {
+    const auto* p = static_cast<const uint8_t*>(in);
+    uint64_t a = va;
+    unsigned done = 0;
+    while (done < n) {
+      const uint64_t base = a & ~uint64_t{3};
+      const unsigned off = static_cast<unsigned>(a - base);
+      const unsigned take = std::min(4 - off, n - done);
+      uint32_t word = 0;
+      if (take != 4) {
+        auto r = e.gpu_->read32(GpuVa(base));
+        if (!r) return mem_fault(u, lane, a, r.error());
+        word = *r;
+      }
+      std::memcpy(reinterpret_cast<uint8_t*>(&word) + off, p + done, take);
+      if (Status st = e.gpu_->write32(GpuVa(base), word); !st)
+        return mem_fault(u, lane, a, st.error());
+      done += take, a += take;
+    }
+    return {};
+  }
+
+  Status exec_smem(Wave& w, const Uop& u) {
+    switch (u.op) {
+      case s_dcache_inv:
+      case s_gl1_inv: return {};
+      default: break;
+    }
+    const uint64_t base = w.s[u.addr] | (uint64_t{w.s[u.addr + 1u]} << 32);
+    const uint64_t off = u.saddr != kNull ? w.s[u.saddr] : 0;
+    const uint64_t va = (base + static_cast<int64_t>(u.imm) + off) & ~uint64_t{3};
+    for (unsigned i = 0; i < u.dstw; ++i) {
+      auto r = e.gpu_->read32(GpuVa(va + 4 * i));
+      if (!r) return mem_fault(u, 0, va + 4 * i, r.error());
+      write_sgpr(w, u.vdst + i, *r);
+    }
+    if (e.options_.strict_wait) add_pending(w, u, kCntSmem, false, u.vdst, u.dstw);
+    return {};
+  }
+
+  Status exec_global(Wave& w, const Uop& u) {
+    switch (u.op) {
+      case global_inv:
+      case global_wb:
+      case buffer_gl0_inv:
+      case buffer_gl1_inv: return {};
+      default: break;
+    }
+    const uint32_t m = w.exec();
+    std::array<uint64_t, kLanes> addr{};
+    const uint32_t* a0 = w.vr(u.addr);
+    if (u.saddr != kNull) {
+      const uint64_t sb = w.s[u.saddr] | (uint64_t{w.s[u.saddr + 1u]} << 32);
+      for (unsigned l = 0; l < kLanes; ++l) addr[l] = sb + a0[l] + static_cast<int64_t>(u.imm);
+    } else {
+      const uint32_t* a1 = w.vr(u.addr + 1u);
+      for (unsigned l = 0; l < kLanes; ++l)
+        addr[l] = (a0[l] | (uint64_t{a1[l]} << 32)) + static_cast<int64_t>(u.imm);
+    }
+    const std::string_view mn = u.info->mnemonic;
+    auto vbytes = [&](unsigned l, unsigned reg, unsigned n, void* out) {
+      for (unsigned k = 0; k < (n + 3) / 4; ++k) {
+        const uint32_t x = w.vr(reg + k)[l];
+        std::memcpy(static_cast<uint8_t*>(out) + 4 * k, &x, std::min(4u, n - 4 * k));
+      }
+    };
+    switch (u.op) {
+      case global_store_b8:
+      case global_store_b16:
+      case global_store_b32:
+      case global_store_b64:
+      case global_store_b96:
+      case global_store_b128:
+      case global_store_d16_hi_b8:
+      case global_store_d16_hi_b16:
+      case flat_store_b32:
+      case flat_store_b64:
+      case flat_store_b128: {
+        const bool hi = mn.find("d16_hi") != std::string_view::npos;
+        const unsigned n = mn.ends_with("b8") ? 1 : mn.ends_with("b16") ? 2 : 4u * u.srcw[0];
+        for (unsigned l = 0; l < kLanes; ++l) {
+          if (!((m >> l) & 1)) continue;
+          uint8_t buf[16];
+          vbytes(l, u.data0, std::max(n, 4u), buf);
+          if (hi) std::memmove(buf, buf + 2, 2);
+          RG_TRY(store_bytes(u, l, addr[l], buf, n));
+        }
+        return {};
+      }
+      case global_load_u8:
+      case global_load_i8:
+      case global_load_u16:
+      case global_load_i16:
+      case global_load_b32:
+      case global_load_b64:
+      case global_load_b96:
+      case global_load_b128:
+      case global_load_d16_b16:
+      case global_load_d16_hi_b16:
+      case flat_load_b32:
+      case flat_load_b64:
+      case flat_load_b128: {
+        const unsigned n = u.op == global_load_u8 || u.op == global_load_i8 ? 1
+                           : u.op == global_load_u16 || u.op == global_load_i16 ||
+                                   u.op == global_load_d16_b16 || u.op == global_load_d16_hi_b16
+                               ? 2
+                               : 4u * u.dstw;
+        for (unsigned l = 0; l < kLanes; ++l) {
+          if (!((m >> l) & 1)) continue;
+          uint8_t buf[16] = {};
+          RG_TRY(load_bytes(u, l, addr[l], buf, n));
+          uint32_t x;
+          std::memcpy(&x, buf, 4);
+          uint32_t* d = w.vr(u.vdst);
+          switch (u.op) {
+            case global_load_i8: d[l] = static_cast<uint32_t>(static_cast<int8_t>(buf[0])); break;
+            case global_load_i16:
+              d[l] = static_cast<uint32_t>(static_cast<int16_t>(x & 0xFFFF));
+              break;
+            case global_load_u8:
+            case global_load_u16: d[l] = x; break;
+            case global_load_d16_b16: d[l] = (d[l] & 0xFFFF0000u) | (x & 0xFFFF); break;
+            case global_load_d16_hi_b16: d[l] = (d[l] & 0xFFFF) | (x << 16); break;
+            default:
+              for (unsigned k = 0; k < u.dstw; ++k)
+                std::memcpy(&w.vr(u.vdst + k)[l], buf + 4 * k, 4);
+          }
+        }
+        if (e.options_.strict_wait) add_pending(w, u, kCntLoad, true, u.vdst, u.dstw);
+        return {};
+      }
+      default: break;
+    }
+    // Atomics.
+    const bool wide = u.op == global_atomic_add_u64;
+    for (unsigned l = 0; l < kLanes; ++l) {
+      if (!((m >> l) & 1)) continue;
+      uint64_t old = 0;
+      RG_TRY(load_bytes(u, l, addr[l], &old, wide ? 8 : 4));
+      const uint32_t o = static_cast<uint32_t>(old), s = w.vr(u.data0)[l];
+      uint64_t nv = 0;
+      switch (u.op) {
+        case global_atomic_add_u32: nv = o + s; break;
+        case global_atomic_sub_u32: nv = o - s; break;
+        case global_atomic_swap_b32: nv = s; break;
+        case global_atomic_cmpswap_b32: nv = o == w.vr(u.data0 + 1u)[l] ? s : o; break;
+        case global_atomic_min_i32: nv = static_cast<uint32_t>(std::min<int32_t>(o, s)); break;
+        case global_atomic_max_i32: nv = static_cast<uint32_t>(std::max<int32_t>(o, s)); break;
+        case global_atomic_min_u32: nv = std::min(o, s); break;
+        case global_atomic_max_u32: nv = std::max(o, s); break;
+        case global_atomic_and_b32: nv = o & s; break;
+        case global_atomic_or_b32: nv = o | s; break;
+        case global_atomic_xor_b32: nv = o ^ s; break;
+        case global_atomic_add_f32: nv = U(F(o) + F(s)); break;
+        case global_atomic_add_u64: nv = old + (s | (uint64_t{w.vr(u.data0 + 1u)[l]} << 32)); break;
+        default: return fail(Errc::kUnsupported, &u, "memory operation not implemented");
+      }
+      RG_TRY(store_bytes(u, l, addr[l], &nv, wide ? 8 : 4));
+      if (u.glc && u.dstw) {
+        w.vr(u.vdst)[l] = o;
+        if (wide) w.vr(u.vdst + 1u)[l] = static_cast<uint32_t>(old >> 32);
+      }
+    }
+    if (u.glc && e.options_.strict_wait) add_pending(w, u, kCntLoad, true, u.vdst, u.dstw);
+    return {};
+  }
+
+  Status exec_ds(Wave& w, const Uop& u) {
+    const uint32_t m = w.exec();
+    const uint32_t* a = w.vr(u.addr);
+    auto check = [&](unsigned l, uint64_t off, unsigned n) -> Status {
+      if (off + n > lds.size()) {
+        return fail(Errc::kOutOfRange, &u,
+                    strformat("LDS access out of range in lane %u: bytes [%s, +%u) of %zu", l,
+                              hex(off).c_str(), n, lds.size()));
+      }
+      return {};
+    };
+    const std::string_view mn = u.info->mnemonic;
+    const bool two = mn.find("2addr") != std::string_view::npos;
+    const unsigned esz = mn.ends_with("b64")    ? 8
+                         : mn.ends_with("b128") ? 16
+                         : mn.ends_with("b96")  ? 12
+                         : mn.ends_with("8")    ? 1
+                         : mn.ends_with("16")   ? 2
+                                                : 4;
+    const unsigned scale = mn.find("stride64") != std::string_view::npos ? 64 * esz : esz;
+    if (u.op == ds_bpermute_b32 || u.op == ds_permute_b32) {
+      std::array<uint32_t, kLanes> src{}, out{};
+      std::memcpy(src.data(), w.vr(u.data0), 4 * kLanes);
+      std::memcpy(out.data(), w.vr(u.vdst), 4 * kLanes);
+      for (unsigned l = 0; l < kLanes; ++l) {
+        if (!((m >> l) & 1)) continue;
+        const unsigned sel = ((a[l] + static_cast<uint32_t>(u.imm)) >> 2) & 31;
+        if (u.op == ds_bpermute_b32)
+          out[l] = (m >> sel) & 1 ? src[sel] : 0;
+        else
+          out[sel] = src[l];
+      }
+      std::memcpy(w.vr(u.vdst), out.data(), 4 * kLanes);
+      if (e.options_.strict_wait) add_pending(w, u, kCntLds, true, u.vdst, 1);
+      return {};
+    }
+    for (unsigned l = 0; l < kLanes; ++l) {
+      if (!((m >> l) & 1)) continue;
+      if (two) {
+        const uint64_t o0 = uint64_t{a[l]} + static_cast<uint64_t>(u.imm) * scale;
+        const uint64_t o1 = uint64_t{a[l]} + static_cast<uint64_t>(u.imm1) * scale;
+        RG_TRY(check(l, o0, esz));
+        RG_TRY(check(l, o1, esz));
+        const unsigned nd = esz / 4;
+        if (mn.find("load") != std::string_view::npos) {
+          for (unsigned k = 0; k < nd; ++k) {
+            std::memcpy(&w.vr(u.vdst + k)[l], &lds[o0 + 4 * k], 4);
+            std::memcpy(&w.vr(u.vdst + nd + k)[l], &lds[o1 + 4 * k], 4);
+          }
+        } else {
+          for (unsigned k = 0; k < nd; ++k) {
+            std::memcpy(&lds[o0 + 4 * k], &w.vr(u.data0 + k)[l], 4);
+            std::memcpy(&lds[o1 + 4 * k], &w.vr(u.data1 + k)[l], 4);
+          }
+        }
+        continue;
+      }
+      const uint64_t off = uint64_t{a[l]} + static_cast<uint32_t>(u.imm);
+      const unsigned n = u.op == ds_load_u8 || u.op == ds_load_i8 || u.op == ds_store_b8      ? 1
+                         : u.op == ds_load_u16 || u.op == ds_load_i16 || u.op == ds_store_b16 ? 2
+                                                                                              : esz;
+      RG_TRY(check(l, off, n));
+      uint8_t* p = &lds[off];
+      switch (u.op) {
+        case ds_load_b32:
+        case ds_load_b64:
+        case ds_load_b128:
+          for (unsigned k = 0; k < n / 4; ++k) std::memcpy(&w.vr(u.vdst + k)[l], p + 4 * k, 4);
+          break;
+        case ds_load_u8: w.vr(u.vdst)[l] = p[0]; break;
+        case ds_load_i8: w.vr(u.vdst)[l] = static_cast<uint32_t>(static_cast<int8_t>(p[0])); break;
+        case ds_load_u16: {
+          uint16_t x;
+          std::memcpy(&x, p, 2);
+          w.vr(u.vdst)[l] = x;
+          break;
+        }
+        case ds_load_i16: {
+          int16_t x;
+          std::memcpy(&x, p, 2);
+          w.vr(u.vdst)[l] = static_cast<uint32_t>(x);
+          break;
+        }
+        case ds_store_b8:
+        case ds_store_b16:
+        case ds_store_b32:
+        case ds_store_b64:
+        case ds_store_b128: {
+          uint8_t buf[16];
+          for (unsigned k = 0; k < (n + 3) / 4; ++k)
+            std::memcpy(buf + 4 * k, &w.vr(u.data0 + k)[l], 4);
+          std::memcpy(p, buf, n);
+          break;
+        }
+        default: {
+          uint32_t o;
+          std::memcpy(&o, p, 4);
+          const uint32_t s = w.vr(u.data0)[l];
+          uint32_t nv;
+          switch (u.op) {
+            case ds_add_u32:
+            case ds_add_rtn_u32: nv = o + s; break;
+            case ds_max_i32: nv = static_cast<uint32_t>(std::max<int32_t>(o, s)); break;
+            case ds_min_i32: nv = static_cast<uint32_t>(std::min<int32_t>(o, s)); break;
+            case ds_max_u32: nv = std::max(o, s); break;
+            case ds_min_u32: nv = std::min(o, s); break;
+            case ds_add_f32: nv = U(F(o) + F(s)); break;
+            default: return fail(Errc::kUnsupported, &u, "LDS operation not implemented");
+          }
+          std::memcpy(p, &nv, 4);
+          if (u.op == ds_add_rtn_u32) w.vr(u.vdst)[l] = o;
+        }
+      }
+    }
+    if (u.dstw && e.options_.strict_wait) add_pending(w, u, kCntLds, true, u.vdst, u.dstw);
+    return {};
+  }
+
+  // ---------------------------------------------------------------- SALU
+  Status exec_salu(Wave& w, const Uop& u) {
+    const uint32_t a = u.nsrc > 0 ? scalar32(w, u, 0) : 0, b = u.nsrc > 1 ? scalar32(w, u, 1) : 0;
+    // 64-bit views only of 64-bit operands (a 32-bit source may be s127).
+    const uint64_t A = u.nsrc > 0 && u.srcw[0] == 2 ? scalar64(w, u, 0) : a;
+    const uint64_t B = u.nsrc > 1 && u.srcw[1] == 2 ? scalar64(w, u, 1) : b;
+    const int32_t ia = static_cast<int32_t>(a), ib = static_cast<int32_t>(b);
+    uint32_t d = 0;
+    uint64_t D64 = 0;
+    bool wide = false, wr = true;
+    bool& scc = w.scc;
+    auto set64 = [&](uint64_t v) { D64 = v, wide = true; };
+    auto saveexec = [&](uint32_t nexec) {
+      d = w.s[kExec];
+      w.s[kExec] = nexec;
+      scc = nexec != 0;
+    };
+    switch (u.op) {
+      case s_add_u32: {
+        const uint64_t r = uint64_t{a} + b;
+        d = static_cast<uint32_t>(r);
+        scc = r >> 32;
+        break;
+      }
+      case s_sub_u32: d = a - b, scc = b > a; break;
+      case s_add_i32: d = a + b, scc = ((~(a ^ b)) & (a ^ d)) >> 31; break;
+      case s_sub_i32: d = a - b, scc = ((a ^ b) & (a ^ d)) >> 31; break;
+      case s_addc_u32: {
+        const uint64_t r = uint64_t{a} + b + scc;
+        d = static_cast<uint32_t>(r);
+        scc = r >> 32;
+        break;
+      }
+      case s_subb_u32: {
+        const uint64_t r = uint64_t{a} - b - scc;
+        d = static_cast<uint32_t>(r);
+        scc = (r >> 32) != 0;
+        break;
+      }
+      case s_absdiff_i32:
+        d = static_cast<uint32_t>(std::abs(static_cast<int64_t>(ia) - ib)), scc = d != 0;
+        break;
+      case s_lshl_b32: d = a << (b & 31), scc = d != 0; break;
+      case s_lshr_b32: d = a >> (b & 31), scc = d != 0; break;
+      case s_ashr_i32: d = static_cast<uint32_t>(ia >> (b & 31)), scc = d != 0; break;
+      case s_lshl_b64: set64(A << (b & 63)), scc = D64 != 0; break;
+      case s_lshr_b64: set64(A >> (b & 63)), scc = D64 != 0; break;
+      case s_ashr_i64:
+        set64(static_cast<uint64_t>(static_cast<int64_t>(A) >> (b & 63))), scc = D64 != 0;
+        break;
+      case s_lshl1_add_u32:
+      case s_lshl2_add_u32:
+      case s_lshl3_add_u32:
+      case s_lshl4_add_u32: {
+        const unsigned sh = u.op - s_lshl1_add_u32 + 1;
+        const uint64_t r = (uint64_t{a} << sh) + b;
+        d = static_cast<uint32_t>(r), scc = (r >> 32) != 0;
+        break;
+      }
+      case s_min_i32: d = static_cast<uint32_t>(std::min(ia, ib)), scc = ia < ib; break;
+      case s_max_i32: d = static_cast<uint32_t>(std::max(ia, ib)), scc = ia > ib; break;
+      case s_min_u32: d = std::min(a, b), scc = a < b; break;
+      case s_max_u32: d = std::max(a, b), scc = a > b; break;
+      case s_and_b32: d = a & b, scc = d != 0; break;
+      case s_or_b32: d = a | b, scc = d != 0; break;
+      case s_xor_b32: d = a ^ b, scc = d != 0; break;
+      case s_nand_b32: d = ~(a & b), scc = d != 0; break;
+      case s_nor_b32: d = ~(a | b), scc = d != 0; break;
+      case s_xnor_b32: d = ~(a ^ b), scc = d != 0; break;
+      case s_and_not1_b32: d = a & ~b, scc = d != 0; break;
+      case s_or_not1_b32: d = a | ~b, scc = d != 0; break;
+      case s_and_b64: set64(A & B), scc = D64 != 0; break;
+      case s_or_b64: set64(A | B), scc = D64 != 0; break;
+      case s_xor_b64: set64(A ^ B), scc = D64 != 0; break;
+      case s_and_not1_b64: set64(A & ~B), scc = D64 != 0; break;
+      case s_or_not1_b64: set64(A | ~B), scc = D64 != 0; break;
+      case s_bfe_u32: {
+        const unsigned off = b & 31, wd = (b >> 16) & 0x7F;
+        d = wd == 0 ? 0 : (a >> off) & (wd >= 32 ? ~0u : (1u << wd) - 1);
+        scc = d != 0;
+        break;
+      }
+      case s_bfe_i32: {
+        const unsigned off = b & 31, wd = (b >> 16) & 0x7F;
+        if (wd == 0) {
+          d = 0;
+        } else if (wd >= 32) {
+          d = static_cast<uint32_t>(ia >> off);
+        } else {
+          d = static_cast<uint32_t>(static_cast<int32_t>(a << (32 - wd - std::min(off, 32 - wd))) >>
+                                    (32 - wd));
+          d = static_cast<uint32_t>(static_cast<int32_t>((a >> off) << (32 - wd)) >> (32 - wd));
+        }
+        scc = d != 0;
+        break;
+      }
+      case s_bfm_b32: d = ((1u << (a & 31)) - 1) << (b & 31); break;
+      case s_mul_i32: d = a * b; break;
+      case s_mul_hi_u32: d = static_cast<uint32_t>((uint64_t{a} * b) >> 32); break;
+      case s_mul_hi_i32:
+        d = static_cast<uint32_t>(static_cast<uint64_t>(int64_t{ia} * ib) >> 32);
+        break;
+      case s_mul_u64: set64(A * B); break;
+      case s_add_nc_u64: set64(A + B); break;
+      case s_sub_nc_u64: set64(A - B); break;
+      case s_cselect_b32: d = scc ? a : b; break;
+      case s_cselect_b64: set64(scc ? A : B); break;
+      case s_pack_ll_b32_b16: d = (a & 0xFFFF) | (b << 16); break;
+      case s_pack_lh_b32_b16: d = (a & 0xFFFF) | (b & 0xFFFF0000u); break;
+      case s_pack_hh_b32_b16: d = (a >> 16) | (b & 0xFFFF0000u); break;
+      case s_pack_hl_b32_b16: d = (a >> 16) | (b << 16); break;
+      case s_add_f32: d = U(F(a) + F(b)); break;
+      case s_sub_f32: d = U(F(a) - F(b)); break;
+      case s_mul_f32: d = U(F(a) * F(b)); break;
+      case s_fmac_f32: d = U(std::fma(F(a), F(b), F(scalar32(w, u, 2)))); break;
+      case s_fmamk_f32: d = U(std::fma(F(a), F(static_cast<uint32_t>(u.cval[1])), F(b))); break;
+      case s_fmaak_f32: d = U(std::fma(F(a), F(b), F(static_cast<uint32_t>(u.cval[1])))); break;
+      case s_mov_b32: d = a; break;
+      case s_mov_b64: set64(A); break;
+      case s_cmov_b32:
+        if (scc)
+          d = a;
+        else
+          wr = false;
+        break;
+      case s_cmov_b64:
+        if (scc)
+          set64(A);
+        else
+          wr = false;
+        break;
+      case s_not_b32: d = ~a, scc = d != 0; break;
+      case s_not_b64: set64(~A), scc = D64 != 0; break;
+      case s_brev_b32: {
+        uint32_t x = a, r = 0;
+        for (int i = 0; i < 32; ++i, x >>= 1) r = (r << 1) | (x & 1);
+        d = r;
+        break;
+      }
+      case s_ctz_i32_b32: d = a == 0 ? ~0u : static_cast<uint32_t>(std::countr_zero(a)); break;
+      case s_clz_i32_u32: d = a == 0 ? ~0u : static_cast<uint32_t>(std::countl_zero(a)); break;
+      case s_bcnt1_i32_b32: d = static_cast<uint32_t>(std::popcount(a)), scc = d != 0; break;
+      case s_bcnt1_i32_b64: d = static_cast<uint32_t>(std::popcount(A)), scc = d != 0; break;
+      case s_sext_i32_i8: d = static_cast<uint32_t>(static_cast<int8_t>(a)); break;
+      case s_sext_i32_i16: d = static_cast<uint32_t>(static_cast<int16_t>(a)); break;
+      case s_bitset0_b32: d = sreg(w, u.sdst) & ~(1u << (a & 31)); break;
+      case s_bitset1_b32: d = sreg(w, u.sdst) | (1u << (a & 31)); break;
+      case s_abs_i32: d = ia < 0 ? 0u - a : a, scc = d != 0; break;
+      case s_and_saveexec_b32: saveexec(a & w.s[kExec]); break;
+      case s_or_saveexec_b32: saveexec(a | w.s[kExec]); break;
+      case s_xor_saveexec_b32: saveexec(a ^ w.s[kExec]); break;
+      case s_and_not1_saveexec_b32: saveexec(a & ~w.s[kExec]); break;
+      case s_and_not0_saveexec_b32: saveexec(~a & w.s[kExec]); break;
+      case s_or_not1_saveexec_b32: saveexec(a | ~w.s[kExec]); break;
+      case s_getpc_b64: set64(u.pc + u.size); break;
+      case s_cvt_f32_i32: d = U(static_cast<float>(ia)); break;
+      case s_cvt_f32_u32: d = U(static_cast<float>(a)); break;
+      case s_cvt_i32_f32: d = static_cast<uint32_t>(sat_cvt<int32_t>(F(a))); break;
+      case s_cvt_u32_f32: d = sat_cvt<uint32_t>(F(a)); break;
+      case s_trunc_f32: d = U(std::trunc(F(a))); break;
+      case s_floor_f32: d = U(std::floor(F(a))); break;
+      case s_ceil_f32: d = U(std::ceil(F(a))); break;
+      case s_cmp_eq_i32:
+      case s_cmp_eq_u32: scc = a == b, wr = false; break;
+      case s_cmp_lg_i32:
+      case s_cmp_lg_u32: scc = a != b, wr = false; break;
+      case s_cmp_gt_i32: scc = ia > ib, wr = false; break;
+      case s_cmp_ge_i32: scc = ia >= ib, wr = false; break;
+      case s_cmp_lt_i32: scc = ia < ib, wr = false; break;
+      case s_cmp_le_i32: scc = ia <= ib, wr = false; break;
+      case s_cmp_gt_u32: scc = a > b, wr = false; break;
+      case s_cmp_ge_u32: scc = a >= b, wr = false; break;
+      case s_cmp_lt_u32: scc = a < b, wr = false; break;
+      case s_cmp_le_u32: scc = a <= b, wr = false; break;
+      case s_cmp_eq_u64: scc = A == B, wr = false; break;
+      case s_cmp_lg_u64: scc = A != B, wr = false; break;
+      case s_bitcmp0_b32: scc = !((a >> (b & 31)) & 1), wr = false; break;
+      case s_bitcmp1_b32: scc = (a >> (b & 31)) & 1, wr = false; break;
+      // SOPK
+      case s_movk_i32: d = static_cast<uint32_t>(u.imm); break;
+      case s_cmovk_i32:
+        if (scc)
+          d = static_cast<uint32_t>(u.imm);
+        else
+          wr = false;
+        break;
+      case s_addk_i32: {
+        const uint32_t x = sreg(w, u.sdst), k = static_cast<uint32_t>(u.imm);
+        d = x + k, scc = ((~(x ^ k)) & (x ^ d)) >> 31;
+        break;
+      }
+      case s_mulk_i32: d = sreg(w, u.sdst) * static_cast<uint32_t>(u.imm); break;
+      case s_cmpk_eq_i32: scc = static_cast<int32_t>(sreg(w, u.sdst)) == u.imm, wr = false; break;
+      case s_cmpk_lg_i32: scc = static_cast<int32_t>(sreg(w, u.sdst)) != u.imm, wr = false; break;
+      case s_cmpk_gt_i32: scc = static_cast<int32_t>(sreg(w, u.sdst)) > u.imm, wr = false; break;
+      case s_cmpk_ge_i32: scc = static_cast<int32_t>(sreg(w, u.sdst)) >= u.imm, wr = false; break;
+      case s_cmpk_lt_i32: scc = static_cast<int32_t>(sreg(w, u.sdst)) < u.imm, wr = false; break;
+      case s_cmpk_le_i32: scc = static_cast<int32_t>(sreg(w, u.sdst)) <= u.imm, wr = false; break;
+      case s_cmpk_eq_u32:
+        scc = sreg(w, u.sdst) == (static_cast<uint32_t>(u.imm) & 0xFFFF), wr = false;
+        break;
+      case s_cmpk_lg_u32:
+        scc = sreg(w, u.sdst) != (static_cast<uint32_t>(u.imm) & 0xFFFF), wr = false;
+        break;
+      case s_cmpk_gt_u32:
+        scc = sreg(w, u.sdst) > (static_cast<uint32_t>(u.imm) & 0xFFFF), wr = false;
+        break;
+      case s_cmpk_ge_u32:
+        scc = sreg(w, u.sdst) >= (static_cast<uint32_t>(u.imm) & 0xFFFF), wr = false;
+        break;
+      case s_cmpk_lt_u32:
+        scc = sreg(w, u.sdst) < (static_cast<uint32_t>(u.imm) & 0xFFFF), wr = false;
+        break;
+      case s_cmpk_le_u32:
+        scc = sreg(w, u.sdst) <= (static_cast<uint32_t>(u.imm) & 0xFFFF), wr = false;
+        break;
+      case s_version: wr = false; break;
+      case s_barrier_signal: wr = false; break;  // GFX12: arrival is counted at s_barrier_wait
+      case s_getreg_b32:
+      case s_setreg_b32:
+      case s_setreg_imm32_b32: {
+        const unsigned id = u.imm & 0x3F, off = (u.imm >> 6) & 0x1F,
+                       size = ((u.imm >> 11) & 0x1F) + 1;
+        if (id != 1)
+          return fail(Errc::kUnsupported, &u,
+                      strformat("hardware register %u not implemented", id));
+        const uint32_t mask = (size >= 32 ? ~0u : (1u << size) - 1) << off;
+        if (u.op == s_getreg_b32) {
+          d = (w.mode.raw() & mask) >> off;
+        } else {
+          const uint32_t v =
+              u.op == s_setreg_imm32_b32 ? static_cast<uint32_t>(u.cval[0]) : sreg(w, u.sdst);
+          w.mode.set((w.mode.raw() & ~mask) | ((v << off) & mask));
+          wr = false;
+        }
+        break;
+      }
+      default: return fail(Errc::kUnsupported, &u, "scalar operation not implemented");
+    }
+    if (wr && u.dstw) {
+      if (wide || u.dstw == 2) {
+        if (!wide) D64 = d;
+        write_sgpr(w, u.sdst, static_cast<uint32_t>(D64));
+        write_sgpr(w, u.sdst + 1u, static_cast<uint32_t>(D64 >> 32));
+      } else {
+        write_sgpr(w, u.sdst, d);
+      }
+    }
+    return {};
+  }
+
+  // ---------------------------------------------------------------- VALU
+  template <class T>
+  static bool cmp_cond(unsigned c, T a, T b) {
+    const bool un = std::isunordered(a, b);
+    switch (c) {
+      case kF: return false;
+      case kLt: return a < b;
+      case kEq: return a == b;
+      case kLe: return a <= b;
+      case kGt: return a > b;
+      case kLg: return std::is_floating_point_v<T> ? (a < b || a > b) : a != b;
+      case kGe: return a >= b;
+      case kO: return !un;
+      case kU: return un;
+      case kNge: return !(a >= b);
+      case kNlg: return !(a < b || a > b);
+      case kNgt: return !(a > b);
+      case kNle: return !(a <= b);
+      case kNeq: return !(a == b);
+      case kNlt: return !(a < b);
+      default: return true;
+    }
+  }
+
+  Status exec_cmp(Wave& w, const Uop& u) {
+    const unsigned c = (u.op >> 4) & 0x1F, t = u.op & 0xF;
+    const bool x = (u.op >> 12) & 1;
+    uint32_t mask = 0;
+    const uint32_t m = w.exec();
+    if (t == kF64 || t == kI64 || t == kU64) {
+      uint64_t a[kLanes], b[kLanes] = {};
+      read64(w, u, 0, a);
+      if (c == kClass) {
+        uint32_t bb[kLanes];
+        read32(w, u, 1, bb);
+        for (unsigned l = 0; l < kLanes; ++l) b[l] = bb[l];
+      } else
+        read64(w, u, 1, b);
+      for (unsigned l = 0; l < kLanes; ++l) {
+        bool r;
+        if (c == kClass) {
+          const double v = D(a[l]);
+          const bool snan = std::isnan(v) && !((a[l] >> 51) & 1);
+          r = (fp_class_mask(v, snan) & b[l]) != 0;
+        } else if (t == kF64)
+          r = cmp_cond(c, D(a[l]), D(b[l]));
+        else if (t == kI64)
+          r = cmp_cond(c, static_cast<int64_t>(a[l]), static_cast<int64_t>(b[l]));
+        else
+          r = cmp_cond(c, a[l], b[l]);
+        mask |= uint32_t{r} << l;
+      }
+    } else {
+      uint32_t a[kLanes], b[kLanes];
+      read32(w, u, 0, a);
+      read32(w, u, 1, b);
+      for (unsigned l = 0; l < kLanes; ++l) {
+        bool r;
+        switch (t) {
+          case kF32:
+            if (c == kClass)
+              r = (fp_class_mask(F(a[l]), is_snan32(a[l])) & b[l]) != 0;
+            else
+              r = cmp_cond(c, F(a[l]), F(b[l]));
+            break;
+          case kF16: {
+            const uint16_t ha = static_cast<uint16_t>(a[l]);
+            const float fa = half_to_float(ha);
+            if (c == kClass)
+              r = (fp_class_mask(fa, (ha & 0x7E00) == 0x7C00 && (ha & 0x3FF)) & b[l]) != 0;
+            else
+              r = cmp_cond(c, fa, half_to_float(static_cast<uint16_t>(b[l])));
+            break;
+          }
+          case kI32: r = cmp_cond(c, static_cast<int32_t>(a[l]), static_cast<int32_t>(b[l])); break;
+          case kU32: r = cmp_cond(c, a[l], b[l]); break;
+          case kI16: r = cmp_cond(c, static_cast<int16_t>(a[l]), static_cast<int16_t>(b[l])); break;
+          default: r = cmp_cond(c, static_cast<uint16_t>(a[l]), static_cast<uint16_t>(b[l])); break;
+        }
+        mask |= uint32_t{r} << l;
+      }
+    }
+    mask &= m;
+    if (x) {
+      w.s[kExec] = mask;
+    } else {
+      write_sgpr(w, u.e64 ? u.sdst : kVcc, mask);
+    }
+    return {};
+  }
+
+  static float apply_omod(float r, unsigned omod) {
+    return omod == 1 ? r * 2.0f : omod == 2 ? r * 4.0f : omod == 3 ? r * 0.5f : r;
+  }
+
+  Status exec_valu(Wave& w, const Uop& u) {
+    if (u.op & kCmp) return exec_cmp(w, u);
+    alignas(64) uint32_t A[kLanes], B[kLanes], C[kLanes], R[kLanes];
+    alignas(64) uint64_t QA[kLanes], QB[kLanes], QC[kLanes], QR[kLanes];
+    uint32_t* in32[3] = {A, B, C};
+    uint64_t* in64[3] = {QA, QB, QC};
+    for (unsigned i = 0; i < u.nsrc; ++i) {
+      if (u.srcw[i] == 2)
+        read64(w, u, i, in64[i]);
+      else
+        read32(w, u, i, in32[i]);
+    }
+    const uint32_t m = w.exec();
+    bool wide = false;
+    const uint32_t K = static_cast<uint32_t>(u.cval[2]);
+#define LANES(expr)                              \
+  for (unsigned l = 0; l < kLanes; ++l) {        \
+    const uint32_t a = A[l], b = B[l], c = C[l]; \
+    (void)a, (void)b, (void)c;                   \
+    R[l] = (expr);                               \
+  }                                              \
+  break;
+#define FLANES(expr) LANES(U(static_cast<float>(expr)))
+#define QLANES(expr)                                \
+  wide = true;                                      \
+  for (unsigned l = 0; l < kLanes; ++l) {           \
+    const uint64_t a = QA[l], b = QB[l], c = QC[l]; \
+    (void)a, (void)b, (void)c;                      \
+    QR[l] = (expr);                                 \
+  }                                                 \
+  break;
+    switch (u.op) {
+      case v_nop: return {};
+      case v_mov_b32: LANES(a)
+      case v_add_nc_u32: LANES(a + b)
+      case v_sub_nc_u32: LANES(a - b)
+      case v_subrev_nc_u32: LANES(b - a)
+      case v_add3_u32: LANES(a + b + c)
+      case v_mul_lo_u32: LANES(a * b)
+      case v_mul_hi_u32: LANES(static_cast<uint32_t>((uint64_t{a} * b) >> 32))
+      case v_mul_hi_i32:
+        LANES(static_cast<uint32_t>(
+            static_cast<uint64_t>(int64_t{static_cast<int32_t>(a)} * static_cast<int32_t>(b)) >>
+            32))
+      case v_mul_u32_u24: LANES((a & 0xFFFFFF) * (b & 0xFFFFFF))
+      case v_mul_hi_u32_u24:
+        LANES(static_cast<uint32_t>((uint64_t{a & 0xFFFFFF} * (b & 0xFFFFFF)) >> 32))
+      case v_mul_i32_i24:
+        LANES(static_cast<uint32_t>((static_cast<int32_t>(a << 8) >> 8) *
+                                    (static_cast<int32_t>(b << 8) >> 8)))
+      case v_mad_u32_u24: LANES((a & 0xFFFFFF) * (b & 0xFFFFFF) + c)
+      case v_mad_i32_i24:
+        LANES(static_cast<uint32_t>((static_cast<int32_t>(a << 8) >> 8) *
+                                    (static_cast<int32_t>(b << 8) >> 8)) +
+              c)
+      case v_and_b32: LANES(a & b)
+      case v_or_b32: LANES(a | b)
+      case v_xor_b32: LANES(a ^ b)
+      case v_xnor_b32: LANES(~(a ^ b))
+      case v_not_b32: LANES(~a)
+      case v_lshl_or_b32: LANES((a << (b & 31)) | c)
+      case v_and_or_b32: LANES((a & b) | c)
+      case v_or3_b32: LANES(a | b | c)
+      case v_xor3_b32: LANES(a ^ b ^ c)
+      case v_lshl_add_u32: LANES((a << (b & 31)) + c)
+      case v_add_lshl_u32: LANES((a + b) << (c & 31))
+      case v_lshlrev_b32: LANES(b << (a & 31))
+      case v_lshrrev_b32: LANES(b >> (a & 31))
+      case v_ashrrev_i32: LANES(static_cast<uint32_t>(static_cast<int32_t>(b) >> (a & 31)))
+      case v_lshlrev_b64:
+        for (unsigned l = 0; l < kLanes; ++l) QR[l] = QB[l] << (A[l] & 63);
+        wide = true;
+        break;
+      case v_lshrrev_b64:
+        for (unsigned l = 0; l < kLanes; ++l) QR[l] = QB[l] >> (A[l] & 63);
+        wide = true;
+        break;
+      case v_ashrrev_i64:
+        for (unsigned l = 0; l < kLanes; ++l)
+          QR[l] = static_cast<uint64_t>(static_cast<int64_t>(QB[l]) >> (A[l] & 63));
+        wide = true;
+        break;
+      case v_bfe_u32:
+        LANES(((c & 31) == 0)
+                  ? 0u
+                  : (a >> (b & 31)) & ((c & 31) == 31 ? 0x7FFFFFFFu : ((1u << (c & 31)) - 1)))
+      case v_bfe_i32:
+        LANES((c & 31) == 0 ? 0u
+                            : static_cast<uint32_t>(
+                                  static_cast<int32_t>((a >> (b & 31)) << (32 - (c & 31))) >>
+                                  (32 - (c & 31))))
+      case v_bfi_b32: LANES((a & b) | (~a & c))
+      case v_bfrev_b32:
+        LANES([](uint32_t x) {
+          uint32_t r = 0;
+          for (int i = 0; i < 32; ++i, x >>= 1) r = (r << 1) | (x & 1);
+          return r;
+        }(a))
+      case v_alignbit_b32: LANES(static_cast<uint32_t>(((uint64_t{a} << 32) | b) >> (c & 31)))
+      case v_perm_b32:
+        LANES([](uint32_t s0, uint32_t s1, uint32_t sel) {
+          const uint64_t v = (uint64_t{s0} << 32) | s1;
+          uint32_t r = 0;
+          for (int i = 0; i < 4; ++i) {
+            const uint32_t k = (sel >> (8 * i)) & 0xFF;
+            uint32_t byte;
+            if (k < 8)
+              byte = (v >> (8 * k)) & 0xFF;
+            else if (k == 12)
+              byte = 0;
+            else if (k >= 13)
+              byte = 0xFF;
+            else {
+              const uint32_t src = (k - 8) * 2 + 1;
+              byte = ((v >> (8 * src + 7)) & 1) ? 0xFF : 0;
+            }
+            r |= byte << (8 * i);
+          }
+          return r;
+        }(a, b, c))
+      case v_min_i32:
+        LANES(static_cast<uint32_t>(std::min(static_cast<int32_t>(a), static_cast<int32_t>(b))))
+      case v_max_i32:
+        LANES(static_cast<uint32_t>(std::max(static_cast<int32_t>(a), static_cast<int32_t>(b))))
+      case v_min_u32: LANES(std::min(a, b))
+      case v_max_u32: LANES(std::max(a, b))
+      case v_max3_i32:
+        LANES(static_cast<uint32_t>(
+            std::max({static_cast<int32_t>(a), static_cast<int32_t>(b), static_cast<int32_t>(c)})))
+      case v_min3_i32:
+        LANES(static_cast<uint32_t>(
+            std::min({static_cast<int32_t>(a), static_cast<int32_t>(b), static_cast<int32_t>(c)})))
+      case v_max3_u32: LANES(std::max({a, b, c}))
+      case v_min3_u32: LANES(std::min({a, b, c}))
+      case v_med3_i32:
+        LANES(static_cast<uint32_t>(
+            std::max(std::min(static_cast<int32_t>(a), static_cast<int32_t>(b)),
+                     std::min(std::max(static_cast<int32_t>(a), static_cast<int32_t>(b)),
+                              static_cast<int32_t>(c)))))
+      case v_med3_u32: LANES(std::max(std::min(a, b), std::min(std::max(a, b), c)))
+      case v_ffbh_u32:
+      case v_clz_i32_u32: LANES(a == 0 ? ~0u : static_cast<uint32_t>(std::countl_zero(a)))
+      case v_ffbl_b32:
+      case v_ctz_i32_b32: LANES(a == 0 ? ~0u : static_cast<uint32_t>(std::countr_zero(a)))
+      case v_cls_i32:
+        LANES(a == 0 || a == ~0u
+                  ? ~0u
+                  : static_cast<uint32_t>(std::countl_zero(static_cast<int32_t>(a) < 0 ? ~a : a)))
+      case v_bcnt_u32_b32: LANES(static_cast<uint32_t>(std::popcount(a)) + b)
+      case v_add_nc_u16: LANES((a + b) & 0xFFFF)
+      case v_sub_nc_u16: LANES((a - b) & 0xFFFF)
+      case v_mul_lo_u16: LANES((a * b) & 0xFFFF)
+      case v_cvt_f32_ubyte0: FLANES(a & 0xFF)
+      case v_cvt_f32_ubyte1: FLANES((a >> 8) & 0xFF)
+      case v_cvt_f32_ubyte2: FLANES((a >> 16) & 0xFF)
+      case v_cvt_f32_ubyte3: FLANES(a >> 24)
+      case v_mbcnt_lo_u32_b32:
+        for (unsigned l = 0; l < kLanes; ++l)
+          R[l] = static_cast<uint32_t>(std::popcount(A[l] & ((1u << l) - 1))) + B[l];
+        break;
+      case v_mbcnt_hi_u32_b32: LANES(b)  // wave32: lanes 32..63 do not exist
+      case v_cndmask_b32: {
+        const uint32_t sel = u.e64 && u.nsrc == 3 ? scalar32(w, u, 2) : w.s[kVcc];
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = (sel >> l) & 1 ? B[l] : A[l];
+        break;
+      }
+      case v_readfirstlane_b32: {
+        const unsigned lane = m == 0 ? 0 : static_cast<unsigned>(std::countr_zero(m));
+        write_sgpr(w, u.sdst, A[lane]);
+        return {};
+      }
+      case v_readlane_b32: write_sgpr(w, u.sdst, A[B[0] & 31]); return {};
+      case v_writelane_b32: w.vr(u.vdst)[B[0] & 31] = A[0]; return {};
+      case v_add_co_u32:
+      case v_sub_co_u32:
+      case v_subrev_co_u32:
+      case v_add_co_ci_u32:
+      case v_sub_co_ci_u32:
+      case v_subrev_co_ci_u32: {
+        const bool ci =
+            u.op == v_add_co_ci_u32 || u.op == v_sub_co_ci_u32 || u.op == v_subrev_co_ci_u32;
+        const uint32_t cin = ci ? (u.e64 ? scalar32(w, u, 2) : w.s[kVcc]) : 0;
+        uint32_t carry = 0;
+        for (unsigned l = 0; l < kLanes; ++l) {
+          const uint64_t x = u.op == v_subrev_co_u32 || u.op == v_subrev_co_ci_u32 ? B[l] : A[l];
+          const uint64_t y = u.op == v_subrev_co_u32 || u.op == v_subrev_co_ci_u32 ? A[l] : B[l];
+          const uint64_t cb = (cin >> l) & 1;
+          const bool add = u.op == v_add_co_u32 || u.op == v_add_co_ci_u32;
+          const uint64_t r = add ? x + y + cb : x - y - cb;
+          R[l] = static_cast<uint32_t>(r);
+          carry |= uint32_t{add ? (r >> 32) != 0 : (y + cb > x)} << l;
+        }
+        write32(w, u, R);
+        write_sgpr(w, u.e64 ? u.sdst : kVcc, carry & m);
+        return {};
+      }
+      case v_mad_u64_u32:
+      case v_mad_i64_i32: {
+        uint32_t carry = 0;
+        for (unsigned l = 0; l < kLanes; ++l) {
+          if (u.op == v_mad_u64_u32) {
+            const unsigned __int128 r =
+                static_cast<unsigned __int128>(uint64_t{A[l]} * B[l]) + QC[l];
+            QR[l] = static_cast<uint64_t>(r), carry |= uint32_t{(r >> 64) != 0} << l;
+          } else {
+            const __int128 r = static_cast<__int128>(int64_t{static_cast<int32_t>(A[l])} *
+                                                     static_cast<int32_t>(B[l])) +
+                               static_cast<int64_t>(QC[l]);
+            QR[l] = static_cast<uint64_t>(r);
+            carry |= uint32_t{r > INT64_MAX || r < INT64_MIN} << l;
+          }
+        }
+        write64(w, u, QR);
+        write_sgpr(w, u.sdst, carry & m);
+        return {};
+      }
+      // f32
+      case v_add_f32: FLANES(F(a) + F(b))
+      case v_sub_f32: FLANES(F(a) - F(b))
+      case v_subrev_f32: FLANES(F(b) - F(a))
+      case v_mul_f32: FLANES(F(a) * F(b))
+      case v_fma_f32: fma_lanes(A, B, C, R); break;
+      case v_fmac_f32: fma_lanes(A, B, w.vr(u.vdst), R); break;
+      case v_fmamk_f32:
+        std::fill_n(C, kLanes, K);
+        fma_lanes(A, C, B, R);
+        break;
+      case v_fmaak_f32:
+        std::fill_n(C, kLanes, K);
+        fma_lanes(A, B, C, R);
+        break;
+      case v_dot2acc_f32_f16: {
+        const uint32_t* d = w.vr(u.vdst);
+        for (unsigned l = 0; l < kLanes; ++l)
+          R[l] = U(F(d[l]) +
+                   half_to_float(static_cast<uint16_t>(A[l])) *
+                       half_to_float(static_cast<uint16_t>(B[l])) +
+                   half_to_float(static_cast<uint16_t>(A[l] >> 16)) *
+                       half_to_float(static_cast<uint16_t>(B[l] >> 16)));
+        break;
+      }
+      case v_max_f32:
+        if (w.mode.ieee) {
+          LANES(fmax_ieee(a, b, true))
+        } else {
+          LANES(fmax_num(a, b, true))
+        }
+      case v_min_f32:
+        if (w.mode.ieee) {
+          LANES(fmax_ieee(a, b, false))
+        } else {
+          LANES(fmax_num(a, b, false))
+        }
+      case v_max_num_f32: LANES(fmax_num(a, b, true))
+      case v_min_num_f32: LANES(fmax_num(a, b, false))
+      case v_maximum_f32: LANES(fmaximum(a, b, true))
+      case v_minimum_f32: LANES(fmaximum(a, b, false))
+      case v_max3_f32: LANES(fmax_ieee(fmax_ieee(a, b, true), c, true))
+      case v_min3_f32: LANES(fmax_ieee(fmax_ieee(a, b, false), c, false))
+      case v_med3_f32:
+        LANES(fmax_ieee(fmax_ieee(a, b, false), fmax_ieee(fmax_ieee(a, b, true), c, false), true))
+      case v_ldexp_f32: FLANES(std::ldexp(F(a), std::clamp(static_cast<int32_t>(b), -1000, 1000)))
+      case v_frexp_mant_f32:
+        LANES(std::isfinite(F(a)) ? U([](float x) {
+          int e;
+          return std::frexp(x, &e);
+        }(F(a)))
+                                  : a)
+      case v_frexp_exp_i32_f32: LANES(static_cast<uint32_t>(frexp_exp(F(a))))
+      case v_rcp_f32:
+      case v_rcp_iflag_f32: LANES(trans(static_cast<float>(1.0 / ftz(F(a)))))
+      case v_rsq_f32:
+        LANES(trans(static_cast<float>(1.0 / std::sqrt(static_cast<double>(ftz(F(a)))))))
+      case v_sqrt_f32: LANES(trans(static_cast<float>(std::sqrt(static_cast<double>(ftz(F(a)))))))
+      case v_exp_f32: LANES(trans(static_cast<float>(std::exp2(static_cast<double>(ftz(F(a)))))))
+      case v_log_f32: LANES(trans(static_cast<float>(std::log2(static_cast<double>(ftz(F(a)))))))
+      case v_sin_f32:
+        LANES(trans(static_cast<float>(std::sin(
+            2.0 * M_PI *
+            (static_cast<double>(ftz(F(a))) - std::floor(static_cast<double>(ftz(F(a)))))))))
+      case v_cos_f32:
+        LANES(trans(static_cast<float>(std::cos(
+            2.0 * M_PI *
+            (static_cast<double>(ftz(F(a))) - std::floor(static_cast<double>(ftz(F(a)))))))))
+      case v_trunc_f32: FLANES(std::trunc(F(a)))
+      case v_floor_f32: FLANES(std::floor(F(a)))
+      case v_ceil_f32: FLANES(std::ceil(F(a)))
+      case v_rndne_f32: FLANES(std::nearbyint(F(a)))
+      case v_fract_f32:
+        LANES(std::isinf(F(a)) ? U(std::copysign(0.0f, F(a)))
+                               : U(std::min(F(a) - std::floor(F(a)), 0x1.fffffep-1f)))
+      case v_div_scale_f32: {
+        uint32_t vcc = 0;
+        for (unsigned l = 0; l < kLanes; ++l) {
+          bool v = false;
+          R[l] = div_scale_f32(A[l], B[l], C[l], v);
+          vcc |= uint32_t{v} << l;
+        }
+        write32(w, u, R);
+        write_sgpr(w, u.sdst, vcc & m);
+        return {};
+      }
+      case v_div_fmas_f32: {
+        // One rounding (std::fma on floats); the 2^±64 scale is exact unless the result leaves
+        // the normal range, where it is then computed from the double-precision fma.
+        const uint32_t vcc = w.s[kVcc];
+        for (unsigned l = 0; l < kLanes; ++l) {
+          const float r = std::fma(F(A[l]), F(B[l]), F(C[l]));
+          if (!((vcc >> l) & 1)) {
+            R[l] = U(r);
+            continue;
+          }
+          const int sc = ((C[l] >> 23) & 0xFF) > 127 ? 64 : -64;
+          const float scaled = std::ldexp(r, sc);
+          R[l] = U(std::isnormal(scaled) || !std::isfinite(r)
+                       ? scaled
+                       : static_cast<float>(std::ldexp(
+                             std::fma(static_cast<double>(F(A[l])), static_cast<double>(F(B[l])),
+                                      static_cast<double>(F(C[l]))),
+                             sc)));
+        }
+        break;
+      }
+      case v_div_fixup_f32:
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = div_fixup_f32(A[l], B[l], C[l]);
+        break;
+      case v_cvt_f32_u32: FLANES(static_cast<float>(a))
+      case v_cvt_f32_i32: FLANES(static_cast<float>(static_cast<int32_t>(a)))
+      case v_cvt_u32_f32: LANES(sat_cvt<uint32_t>(F(a)))
+      case v_cvt_i32_f32: LANES(static_cast<uint32_t>(sat_cvt<int32_t>(F(a))))
+      case v_cvt_f32_f16: FLANES(half_to_float(static_cast<uint16_t>(a)))
+      case v_cvt_f16_f32: LANES(float_to_half(F(a)))
+      case v_cvt_f64_f32:
+        for (unsigned l = 0; l < kLanes; ++l) QR[l] = U(static_cast<double>(F(A[l])));
+        wide = true;
+        break;
+      case v_cvt_f64_i32:
+        for (unsigned l = 0; l < kLanes; ++l)
+          QR[l] = U(static_cast<double>(static_cast<int32_t>(A[l])));
+        wide = true;
+        break;
+      case v_cvt_f64_u32:
+        for (unsigned l = 0; l < kLanes; ++l) QR[l] = U(static_cast<double>(A[l]));
+        wide = true;
+        break;
+      case v_cvt_f32_f64:
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = U(static_cast<float>(D(QA[l])));
+        break;
+      case v_cvt_i32_f64:
+        for (unsigned l = 0; l < kLanes; ++l)
+          R[l] = static_cast<uint32_t>(sat_cvt<int32_t>(D(QA[l])));
+        break;
+      case v_cvt_u32_f64:
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = sat_cvt<uint32_t>(D(QA[l]));
+        break;
+      case v_add_f64: QLANES(U(D(a) + D(b)))
+      case v_mul_f64: QLANES(U(D(a) * D(b)))
+      case v_fma_f64: QLANES(U(std::fma(D(a), D(b), D(c))))
+      case v_max_f64: QLANES(std::isnan(D(a)) ? b : std::isnan(D(b)) ? a : U(std::fmax(D(a), D(b))))
+      case v_min_f64: QLANES(std::isnan(D(a)) ? b : std::isnan(D(b)) ? a : U(std::fmin(D(a), D(b))))
+      case v_rcp_f64: QLANES(U(1.0 / D(a)))
+      case v_ldexp_f64:
+        for (unsigned l = 0; l < kLanes; ++l)
+          QR[l] = U(std::ldexp(D(QA[l]), std::clamp(static_cast<int32_t>(B[l]), -5000, 5000)));
+        wide = true;
+        break;
+      // f16 (low or opsel-selected half)
+      case v_add_f16:
+        LANES(float_to_half(half_to_float(static_cast<uint16_t>(a)) +
+                            half_to_float(static_cast<uint16_t>(b))))
+      case v_sub_f16:
+        LANES(float_to_half(half_to_float(static_cast<uint16_t>(a)) -
+                            half_to_float(static_cast<uint16_t>(b))))
+      case v_mul_f16:
+        LANES(float_to_half(half_to_float(static_cast<uint16_t>(a)) *
+                            half_to_float(static_cast<uint16_t>(b))))
+      case v_fma_f16:
+        LANES(float_to_half(
+            static_cast<float>(static_cast<double>(half_to_float(static_cast<uint16_t>(a))) *
+                                   half_to_float(static_cast<uint16_t>(b)) +
+                               half_to_float(static_cast<uint16_t>(c)))))
+      case v_fmac_f16: {
+        const uint32_t* d = w.vr(u.vdst);
+        for (unsigned l = 0; l < kLanes; ++l)
+          R[l] = float_to_half(
+              static_cast<float>(static_cast<double>(half_to_float(static_cast<uint16_t>(A[l]))) *
+                                     half_to_float(static_cast<uint16_t>(B[l])) +
+                                 half_to_float(static_cast<uint16_t>(d[l]))));
+        break;
+      }
+      case v_max_f16:
+        LANES(float_to_half(std::fmax(half_to_float(static_cast<uint16_t>(a)),
+                                      half_to_float(static_cast<uint16_t>(b)))))
+      case v_min_f16:
+        LANES(float_to_half(std::fmin(half_to_float(static_cast<uint16_t>(a)),
+                                      half_to_float(static_cast<uint16_t>(b)))))
+      case v_pk_add_f16:
+      case v_pk_mul_f16:
+      case v_pk_fma_f16:
+      case v_pk_max_f16:
+      case v_pk_min_f16:
+      case v_pk_max_num_f16:
+      case v_pk_min_num_f16: {
+        for (unsigned l = 0; l < kLanes; ++l) {
+          uint32_t out = 0;
+          for (unsigned h = 0; h < 2; ++h) {
+            float x[3];
+            const uint32_t* src[3] = {A, B, C};
+            for (unsigned i = 0; i < 3; ++i) {
+              const bool hi = h == 0 ? (u.opsel >> i) & 1 : (u.opsel_hi >> i) & 1;
+              uint16_t bits = static_cast<uint16_t>(hi ? src[i][l] >> 16 : src[i][l]);
+              if (h == 0 ? (u.neg >> i) & 1 : (u.neg_hi >> i) & 1) bits ^= 0x8000;
+              x[i] = half_to_float(bits);
+            }
+            float r;
+            switch (u.op) {
+              case v_pk_add_f16: r = x[0] + x[1]; break;
+              case v_pk_mul_f16: r = x[0] * x[1]; break;
+              case v_pk_fma_f16:
+                r = static_cast<float>(static_cast<double>(x[0]) * x[1] + x[2]);
+                break;
+              case v_pk_max_f16:
+              case v_pk_max_num_f16: r = std::fmax(x[0], x[1]); break;
+              default: r = std::fmin(x[0], x[1]); break;
+            }
+            out |= uint32_t{float_to_half(r)} << (16 * h);
+          }
+          R[l] = out;
+        }
+        write32(w, u, R);
+        return {};
+      }
+      default: return fail(Errc::kUnsupported, &u, "vector operation not implemented");
+    }
+#undef LANES
+#undef FLANES
+#undef QLANES
+    if (wide) {
+      write64(w, u, QR);
+      return {};
+    }
+    if ((u.clamp || u.omod) && u.fbits == 32) {
+      for (unsigned l = 0; l < kLanes; ++l) {
+        float r = apply_omod(F(R[l]), u.omod);
+        if (u.clamp) r = std::isnan(r) ? 0.0f : std::clamp(r, 0.0f, 1.0f);
+        R[l] = U(r);
+      }
+    }
+    write32(w, u, R);
+    return {};
+  }
+
+  // ---------------------------------------------------------------- control
+  enum class Stop { kRun, kBarrier, kEnd };
+
+  Result<Stop> exec_sopp(Wave& w, Uop& u, Uop*& next) {
+    auto branch = [&](bool taken) -> Status {
+      if (!taken) return {};
+      if (u.target == nullptr)
+        u.target = RG_TRY(uop_at(u.pc + 4 + static_cast<int64_t>(u.imm) * 4));
+      next = u.target;
+      return {};
+    };
+    const unsigned imm = static_cast<uint16_t>(u.imm);
+    switch (u.op) {
+      case s_nop:
+      case s_clause:
+      case s_delay_alu:
+      case s_waitcnt_depctr:
+      case s_sendmsg:
+      case s_setprio:
+      case s_sleep:
+      case s_set_inst_prefetch_distance:
+      case s_icache_inv:
+      case s_wait_alu:
+      case s_wait_expcnt: return Stop::kRun;
+      case s_endpgm: return Stop::kEnd;
+      case s_code_end:
+        return fail(Errc::kHardware, &u, "reached s_code_end (ran past the end of the program)");
+      case s_branch: RG_TRY(branch(true)); return Stop::kRun;
+      case s_cbranch_scc0: RG_TRY(branch(!w.scc)); return Stop::kRun;
+      case s_cbranch_scc1: RG_TRY(branch(w.scc)); return Stop::kRun;
+      case s_cbranch_vccz: RG_TRY(branch(w.s[kVcc] == 0)); return Stop::kRun;
+      case s_cbranch_vccnz: RG_TRY(branch(w.s[kVcc] != 0)); return Stop::kRun;
+      case s_cbranch_execz: RG_TRY(branch(w.s[kExec] == 0)); return Stop::kRun;
+      case s_cbranch_execnz: RG_TRY(branch(w.s[kExec] != 0)); return Stop::kRun;
+      case s_barrier:
+      case s_barrier_wait: return Stop::kBarrier;
+      case s_barrier_signal: return Stop::kRun;  // arrival is counted at s_barrier_wait
+      case s_round_mode:
+        w.mode.round_f32 = imm & 3, w.mode.round_f16_64 = (imm >> 2) & 3;
+        return Stop::kRun;
+      case s_denorm_mode:
+        w.mode.denorm_f32 = imm & 3, w.mode.denorm_f16_64 = (imm >> 2) & 3;
+        return Stop::kRun;
+      case s_waitcnt:  // vmcnt [15:10], lgkmcnt [9:4]
+        wait(w, 1u << kCntLoad, (imm >> 10) & 0x3F);
+        wait(w, (1u << kCntLds) | (1u << kCntSmem), (imm >> 4) & 0x3F);
+        return Stop::kRun;
+      case s_wait_idle: wait(w, 0xF, 0); return Stop::kRun;
+      case s_wait_loadcnt: wait(w, 1u << kCntLoad, imm & 0x3F); return Stop::kRun;
+      case s_wait_storecnt: wait(w, 1u << kCntStore, imm & 0x3F); return Stop::kRun;
+      case s_wait_dscnt: wait(w, 1u << kCntLds, imm & 0x3F); return Stop::kRun;
+      case s_wait_kmcnt: wait(w, 1u << kCntSmem, imm & 0x1F); return Stop::kRun;
+      case s_wait_loadcnt_dscnt:
+        wait(w, 1u << kCntLoad, (imm >> 8) & 0x3F), wait(w, 1u << kCntLds, imm & 0x3F);
+        return Stop::kRun;
+      case s_wait_storecnt_dscnt:
+        wait(w, 1u << kCntStore, (imm >> 8) & 0x3F), wait(w, 1u << kCntLds, imm & 0x3F);
+        return Stop::kRun;
+      default: return fail(Errc::kUnsupported, &u, "program-control operation not implemented");
+    }
+  }
+
+  // Runs a wave until it ends or reaches a barrier.
+  Result<Stop> run(Wave& w) {
+    Uop* u = w.cur;
+    for (;;) {
+      if (u == nullptr) u = RG_TRY(uop_at(w.pc));
+      if (budget == 0) {
+        return fail(Errc::kTimeout, u,
+                    strformat("instruction budget of %llu wave instructions exhausted (hang?)",
+                              static_cast<unsigned long long>(e.options_.max_instructions)));
+      }
+      --budget;
+      ++e.stats_.instructions;
+      if (!w.pending.empty()) RG_TRY(check_pending(w, *u));
+      Uop* next = nullptr;
+      Stop stop = Stop::kRun;
+      switch (u->fmt) {
+        case Format::kSOP2:
+        case Format::kSOP1:
+        case Format::kSOPC:
+        case Format::kSOPK:
+          if (u->op == s_setpc_b64 || u->op == s_swappc_b64) {
+            const uint64_t target = scalar64(w, *u, 0);
+            if (u->op == s_swappc_b64) {
+              const uint64_t ret = u->pc + u->size;
+              write_sgpr(w, u->sdst, static_cast<uint32_t>(ret)),
+                  write_sgpr(w, u->sdst + 1u, static_cast<uint32_t>(ret >> 32));
+            }
+            next = RG_TRY(uop_at(target));
+            break;
+          }
+          if (u->op == s_waitcnt_vscnt) {
+            wait(w, 1u << kCntStore, static_cast<uint16_t>(u->imm));
+            break;
+          }
+          if (u->op == s_waitcnt_vmcnt) {
+            wait(w, 1u << kCntLoad, static_cast<uint16_t>(u->imm));
+            break;
+          }
+          if (u->op == s_waitcnt_lgkmcnt) {
+            wait(w, (1u << kCntLds) | (1u << kCntSmem), static_cast<uint16_t>(u->imm));
+            break;
+          }
+          if (u->op == s_waitcnt_expcnt) break;
+          RG_TRY(exec_salu(w, *u));
+          break;
+        case Format::kSOPP: stop = RG_TRY(exec_sopp(w, *u, next)); break;
+        case Format::kSMEM: RG_TRY(exec_smem(w, *u)); break;
+        case Format::kVOP1:
+        case Format::kVOP2:
+        case Format::kVOPC:
+        case Format::kVOP3:
+        case Format::kVOP3SD:
+        case Format::kVOP3P: RG_TRY(exec_valu(w, *u)); break;
+        case Format::kVOPDX: {
+          // Both halves read their sources before either writes.
+          Wave snapshot_free = {};
+          (void)snapshot_free;
+          const Uop& y = *u->y;
+          std::array<uint32_t, kLanes> saved{};
+          const bool alias = y.nsrc && ((y.kind[0] == kSrcVgpr && y.src[0] - 256u == u->vdst) ||
+                                        (y.kind[1] == kSrcVgpr && y.src[1] - 256u == u->vdst));
+          if (alias) std::memcpy(saved.data(), w.vr(u->vdst), sizeof(saved));
+          std::array<uint32_t, kLanes> xres{};
+          RG_TRY(exec_valu(w, *u));
+          if (alias) {
+            std::memcpy(xres.data(), w.vr(u->vdst), sizeof(xres));
+            std::memcpy(w.vr(u->vdst), saved.data(), sizeof(saved));
+          }
+          RG_TRY(exec_valu(w, y));
+          if (alias) std::memcpy(w.vr(u->vdst), xres.data(), sizeof(xres));
+          break;
+        }
+        case Format::kDS: RG_TRY(exec_ds(w, *u)); break;
+        case Format::kFLAT:
+        case Format::kGLOBAL: RG_TRY(exec_global(w, *u)); break;
+        case Format::kMUBUF:
+          if (u->op == buffer_gl0_inv || u->op == buffer_gl1_inv) break;
+          return fail(Errc::kUnsupported, u, "buffer operation not implemented");
+        default: return fail(Errc::kUnsupported, u, "format not implemented");
+      }
+      if (stop == Stop::kEnd) {
+        w.done = true;
+        return stop;
+      }
+      if (next == nullptr) {
+        if (u->next == nullptr) u->next = RG_TRY(uop_at(u->pc + u->size));
+        next = u->next;
+      }
+      w.cur = next;
+      w.pc = next->pc;
+      if (stop == Stop::kBarrier) return stop;
+      u = next;
+    }
+  }
+
+  Status run_dispatch() {
+    const uint32_t rsrc1 = st.rsrc1, rsrc2 = st.rsrc2;
+    vgprs = std::min(256u, ((rsrc1 & 0x3F) + 1) * 8);  // wave32 granule of 8 (gfx10+)
+    if (!st.wave32)
+      return make_error(Errc::kUnsupported,
+                        "rdna: wave64 dispatches are not supported (CS_W32_EN clear)");
+    const unsigned user = (rsrc2 >> 1) & 0x1F;
+    const bool tgid[3] = {(rsrc2 >> 7 & 1) != 0, (rsrc2 >> 8 & 1) != 0, (rsrc2 >> 9 & 1) != 0};
+    const bool tg_size = (rsrc2 >> 10) & 1;
+    const unsigned tidig = (rsrc2 >> 11) & 3;
+    const uint32_t float_mode = (rsrc1 >> 12) & 0xFF;
+    std::array<uint32_t, 3> wgs{};
+    for (unsigned i = 0; i < 3; ++i) wgs[i] = std::max(1u, st.workgroup[i] & 0xFFFF);
+    const uint64_t threads = uint64_t{wgs[0]} * wgs[1] * wgs[2];
+    if (threads > 1024)
+      return make_error(Errc::kInvalidArgument, "rdna: workgroup of %llu threads (max 1024)",
+                        static_cast<unsigned long long>(threads));
+    const unsigned nwaves = static_cast<unsigned>((threads + 31) / 32);
+    if (st.lds_bytes > 64 * 1024)
+      return make_error(Errc::kInvalidArgument, "rdna: %u bytes of LDS requested (max 65536)",
+                        st.lds_bytes);
+    std::vector<Wave> waves(nwaves);
+    for (Wave& w : waves) w.v.assign(size_t{vgprs} * kLanes, 0);
+    for (uint32_t gz = 0; gz < st.grid[2]; ++gz)
+      for (uint32_t gy = 0; gy < st.grid[1]; ++gy)
+        for (uint32_t gx = 0; gx < st.grid[0]; ++gx) {
+          const std::array<uint32_t, 3> id{gx + st.start[0], gy + st.start[1], gz + st.start[2]};
+          lds.assign(st.lds_bytes, 0);
+          for (unsigned wi = 0; wi < nwaves; ++wi) {
+            Wave& w = waves[wi];
+            w.s.fill(0);
+            std::fill(w.v.begin(), w.v.end(), 0);
+            w.scc = false, w.done = false, w.at_barrier = false, w.id = wi;
+            w.pending.clear(), w.vpend.fill(0), w.spend.fill(0);
+            w.pc = st.program.raw(), w.cur = nullptr;
+            w.mode = Mode{};
+            w.mode.round_f32 = float_mode & 3, w.mode.round_f16_64 = (float_mode >> 2) & 3;
+            w.mode.denorm_f32 = (float_mode >> 4) & 3, w.mode.denorm_f16_64 = (float_mode >> 6) & 3;
+            w.mode.dx10_clamp = !g12 && ((rsrc1 >> 21) & 1),
+            w.mode.ieee = !g12 && ((rsrc1 >> 23) & 1);
+            for (unsigned i = 0; i < user && i < st.user_data.size(); ++i) w.s[i] = st.user_data[i];
+            if (!g12) {
+              unsigned next = user;
+              for (unsigned i = 0; i < 3; ++i)
+                if (tgid[i]) w.s[next++] = id[i];
+              if (tg_size) w.s[next++] = nwaves << 6 | wi;  // wave id in group [5:0], count [12:6]
+            } else {
+              w.s[kTtmp + 9] = id[0];
+              w.s[kTtmp + 7] = (tgid[1] ? id[1] & 0xFFFF : 0) | (tgid[2] ? id[2] << 16 : 0);
+            }
+            uint32_t exec = 0;
+            uint32_t* v0 = w.vr(0);
+            for (unsigned l = 0; l < kLanes; ++l) {
+              const uint64_t t = uint64_t{wi} * kLanes + l;
+              if (t >= threads) continue;
+              exec |= 1u << l;
+              const uint32_t x = static_cast<uint32_t>(t % wgs[0]);
+              const uint32_t y = static_cast<uint32_t>((t / wgs[0]) % wgs[1]);
+              const uint32_t z = static_cast<uint32_t>(t / (uint64_t{wgs[0]} * wgs[1]));
+              v0[l] = x | (tidig >= 1 ? y << 10 : 0) | (tidig >= 2 ? z << 20 : 0);
+            }
+            w.s[kExec] = exec;
+          }
+          e.stats_.waves += nwaves;
+          ++e.stats_.workgroups;
+          // Round-robin to a barrier or the end; release when every live wave arrived.
+          for (;;) {
+            bool any = false;
+            for (Wave& w : waves) {
+              if (w.done || w.at_barrier) continue;
+              any = true;
+              const Stop s = RG_TRY(run(w));
+              if (s == Stop::kBarrier) w.at_barrier = true;
+            }
+            bool all_done = true;
+            for (Wave& w : waves) all_done &= w.done;
+            if (all_done) break;
+            if (!any) {
+              for (Wave& w : waves) w.at_barrier = false;  // every live wave arrived
+            } else {
+              bool all_arrived = true;
+              for (Wave& w : waves) all_arrived &= w.done || w.at_barrier;
+              if (all_arrived)
+                for (Wave& w : waves) w.at_barrier = false;
+            }
+          }
+        }
+    return {};
+  }
+};
+
+Emulator::Emulator(AmdGpu& gpu, Target target, Options options)
+    : gpu_(&gpu), target_(target), options_(std::move(options)) {}
+Emulator::~Emulator() = default;
+
+Status Emulator::execute(const DispatchState& state) {
+  ++stats_.dispatches;
+  Impl impl(*this, state);
+  return impl.run_dispatch();
+}
+
+}  // namespace rawgpu::sim::rdna
