@@ -256,7 +256,8 @@ cli::Command bench_command() {
     if (what == "pagetable") return bench_pagetable(args, io);
     if (what == "launch") return bench_launch(args, io);
     if (what == "emulator") return bench_emulator(args, io);
-    io.err << "rawgpu bench: unknown benchmark '" << what << "' (tlsf, pagetable, launch or emulator)\n";
+    io.err << "rawgpu bench: unknown benchmark '" << what
+           << "' (tlsf, pagetable, launch or emulator)\n";
     return 2;
   };
   return c;
