@@ -9,8 +9,8 @@
 namespace rawgpu::compiler {
 namespace {
 
-constexpr std::string_view kNames[] = {"elementwise", "reduce_row", "softmax",
-                                       "matmul",      "conv2d",     "layernorm"};
+constexpr std::string_view kNames[] = {"elementwise", "reduce_row", "softmax",  "matmul",
+                                       "conv2d",      "layernorm",  "attention"};
 
 struct B {
   Context& c;
@@ -129,11 +129,38 @@ Result<GpuExample> gpu_example(Context& ctx, std::string_view name) {
     e.sink = k.sink({k.store(out, r * C + c, v)});
     e.options.group = 256;
     e.description = "layernorm 128x768: mean and variance as group reductions";
+  } else if (name == "attention") {
+    // One attention head, fused into one kernel: out[q, d] = sum_j p[q, j] * V[j, d] / l[q]
+    // with s[q, j] = (Q[q, :] . K[j, :]) / sqrt(D), m[q] = max_j s[q, j],
+    // p[q, j] = exp2((s[q, j] - m[q]) * log2e), l[q] = sum_j p[q, j]. S = 128 queries and keys,
+    // head size D = 64, Q/K/V/out row-major [S, D]. Each output element recomputes its row's
+    // scores in three key loops (max, sum, weighted V): three REDUCEs over keys, each with a
+    // nested REDUCE over the head dimension for the dot product.
+    const int64_t S = 128, D = 64;
+    Ref out = k.buffer(0, S * D), q = k.buffer(1, S * D), kb = k.buffer(2, S * D),
+        v = k.buffer(3, S * D);
+    Ref qi = k.loop(S, 0), di = k.loop(D, 1);
+    const double scale = 1.0 / std::sqrt(double(D)), log2e = 1.4426950408889634;
+    int64_t axis = 2;
+    auto score = [&](Ref j) {
+      Ref e = k.red(D, axis++);
+      return k.reduce(Op::kAdd, k.load(q, qi * D + e) * k.load(kb, j * D + e), {e}) * k.f(scale);
+    };
+    Ref j1 = k.red(S, axis++);
+    Ref m = k.reduce(Op::kMax, score(j1), {j1});
+    Ref j2 = k.red(S, axis++);
+    Ref l = k.reduce(Op::kAdd, k.un(Op::kExp2, (score(j2) - m) * k.f(log2e)), {j2});
+    Ref j3 = k.red(S, axis++);
+    Ref o = k.reduce(Op::kAdd,
+                     k.un(Op::kExp2, (score(j3) - m) * k.f(log2e)) * k.load(v, j3 * D + di), {j3});
+    e.sink = k.sink({k.store(out, qi * D + di, o * k.un(Op::kRecip, l))});
+    e.description =
+        "attention head 128x128, d=64 f32: softmax(Q.K^T/sqrt(d)).V fused (max, sum, P.V)";
   } else {
     return std::move(
         make_error(Errc::kNotFound, "no example kernel '%.*s'", int(name.size()), name.data())
             .with_hint("examples: elementwise reduce_row softmax matmul conv2d "
-                       "layernorm"));
+                       "layernorm attention"));
   }
   return e;
 }

@@ -224,6 +224,28 @@ TEST(GpuLower, MatmulBarriersRawAndWar) {
   EXPECT_EQ(insert_barriers(*p), 0u);  // idempotent
 }
 
+TEST(GpuLower, AttentionIsOneFusedKernel) {
+  // Three key loops (max, sum, P.V), each with a nested head-dim loop for the Q.K dot product;
+  // the query and head-dim output axes become the launch grid. No local memory, no barriers.
+  Context ctx;
+  auto at = gpu_example(ctx, "attention");
+  ASSERT_TRUE(at.ok()) << at.error().to_string();
+  auto t = gpu_target("gfx1100");
+  ASSERT_TRUE(t.ok());
+  auto k = gpu_lower(at->sink, *t, at->options);
+  ASSERT_TRUE(k.ok()) << k.error().to_string();
+  EXPECT_EQ(k->global[0] * k->local[0] * k->global[1] * k->local[1], 128 * 64);
+  auto p = linearize(k->ast);
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  size_t loops = 0;
+  for (const Inst& in : p->insts) loops += in.kind == InstKind::kLoopBegin;
+  EXPECT_EQ(loops, 6u) << p->to_string();
+  EXPECT_EQ(p->buffers.size(), 4u);
+  EXPECT_TRUE(p->locals.empty());
+  EXPECT_EQ(insert_barriers(*p), 0u);
+  EXPECT_TRUE(verify_program(*p).ok());
+}
+
 TEST(GpuLower, ErrorsAreTyped) {
   Context ctx;
   EXPECT_TRUE(gpu_target("gfx9000").error().is(Errc::kInvalidArgument));
