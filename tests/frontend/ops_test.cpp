@@ -1115,6 +1115,19 @@ void add_creation(std::vector<Case>& cs) {
                   EXPECT_EQ(*a, *b);
                   EXPECT_NE(*a, *a2);  // the second call draws fresh numbers
                 }});
+  cs.push_back({"rand_matches_threefry_known_answer", [](std::mt19937_64&) {
+                  // Random123's known-answer vector for threefry2x32 (20 rounds): key (0, 0) and
+                  // counter (0, 0) give (0x6b200159, 0x99ba4efe). With seed 0, the first rand()
+                  // call's element 0 uses exactly that key and counter; its float is the top 23
+                  // bits of the first word as the mantissa of a number in [1, 2), minus 1.
+                  Tensor::manual_seed(0);
+                  auto v = Tensor::rand({1}).to_host<float>();
+                  ASSERT_TRUE(v.ok());
+                  const uint32_t bits = (0x6b200159u >> 9) | 0x3f800000u;
+                  float expected;
+                  std::memcpy(&expected, &bits, sizeof expected);
+                  EXPECT_EQ((*v)[0], expected - 1.0f);
+                }});
 }
 
 std::vector<Case> all_cases() {
