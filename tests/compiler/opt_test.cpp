@@ -14,6 +14,7 @@
 #include <random>
 
 #include "rawgpu/compiler/cpu.h"
+#include "rawgpu/compiler/linearize.h"
 #include "rawgpu/compiler/opt.h"
 #include "rawgpu/compiler/schedule.h"
 #include "rawgpu/frontend/tensor.h"
@@ -350,6 +351,45 @@ TEST(Opt, GpuLocalAndGroupReachGpuLower) {
   auto back = rebuild_opts(spec->gpu.applied_opts);
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(*back, opts);
+}
+
+size_t count_ranges(Ref sink) {
+  size_t n = 0;
+  for (Ref x : sink->ctx().toposort(sink)) n += x->op() == Op::kRange;
+  return n;
+}
+
+// The opts change the kernel's structure the way they claim (not just its results).
+TEST(Opt, StructuralEffects) {
+  Tensor a = input({6, 16}), b = input({16, 10});
+  const Ref k = single_kernel(a.matmul(b));
+  ASSERT_TRUE(k);
+  const int64_t i = axis_of(k, AxisType::kLoop, 0), j = axis_of(k, AxisType::kLoop, 1),
+                r = axis_of(k, AxisType::kReduce);
+  ASSERT_EQ(count_ranges(k), 3u);
+  {
+    auto kk = OptKernel::create(k);
+    ASSERT_TRUE(kk.ok());
+    ASSERT_TRUE(kk->apply(Opt{OptOp::kUpcast, j, 0}).ok());
+    EXPECT_EQ(count_ranges(kk->ast()), 2u);  // the j loop is gone: 10 stores per iteration
+    size_t stores = 0;
+    for (Ref x : kk->ast()->src()) stores += x->op() == Op::kStore;
+    EXPECT_EQ(stores, 10u);
+    ASSERT_TRUE(kk->apply(Opt{OptOp::kUnroll, r, 0}).ok());
+    EXPECT_EQ(count_ranges(kk->ast()), 1u);
+    for (Ref x : kk->ast()->ctx().toposort(kk->ast())) EXPECT_NE(x->op(), Op::kReduce);
+  }
+  {
+    auto kk = OptKernel::create(k);
+    ASSERT_TRUE(kk.ok());
+    ASSERT_TRUE(kk->apply(Opt{OptOp::kThread, i, 3}).ok());
+    EXPECT_EQ(kk->axes()[0].type, AxisType::kThread);
+    auto p = linearize(kk->ast());
+    ASSERT_TRUE(p.ok()) << p.error().to_string();
+    ASSERT_GE(p->parallel_loop, 0);
+    const Ref loop = p->insts[size_t(p->parallel_loop)].node;
+    EXPECT_TRUE(loop->src(0)->is_int_const(3)) << to_string(loop);
+  }
 }
 
 // Random opt sequences on tiny kernels: each applies cleanly and matches, or fails typed and
