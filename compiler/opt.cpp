@@ -164,9 +164,11 @@ Result<OptKernel> OptKernel::create(Ref sink) {
     const auto a = r->arg().as_ints();
     return a.size() >= 2 ? a[1] : kAxisLoop;
   };
-  std::stable_sort(ranges.begin(), ranges.end(), [&](Ref a, Ref b) {
+  // (std::sort: clang-19 rejects libstdc++ 12's stable_sort, get_temporary_buffer is deprecated)
+  std::sort(ranges.begin(), ranges.end(), [&](Ref a, Ref b) {
     if (kind(a) != kind(b)) return kind(a) < kind(b);
-    return a->arg().as_ints()[0] < b->arg().as_ints()[0];
+    const int64_t xa = a->arg().as_ints()[0], xb = b->arg().as_ints()[0];
+    return xa != xb ? xa < xb : a->id() < b->id();
   });
   for (Ref r : ranges)
     k.axes_.push_back({r, kind(r) == kAxisReduce ? AxisType::kReduce : AxisType::kLoop, 0});
