@@ -1,0 +1,525 @@
+// The kernel optimizer's data model and opt actions (see opt.h and README "Kernel optimizer").
+#include "rawgpu/compiler/opt.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <limits>
+#include <unordered_map>
+
+#include "rawgpu/base/format.h"
+#include "rawgpu/compiler/rewrite.h"
+
+namespace rawgpu::compiler {
+
+namespace {
+
+constexpr std::string_view kAxisNames[] = {"global", "thread", "local",  "loop",
+                                           "group",  "reduce", "upcast", "unroll"};
+constexpr std::string_view kOpNames[] = {"UPCAST", "UNROLL", "THREAD",   "SWAP",    "PADTO",
+                                         "LOCAL",  "GROUP",  "GROUPTOP", "NOLOCALS"};
+constexpr std::string_view kErrNames[] = {"bad_axis",      "wrong_axis_type", "bad_amount",
+                                          "not_divisible", "symbolic_size",   "too_large",
+                                          "conflict",      "no_effect",       "unsupported"};
+constexpr std::string_view kErrPrefix = "KernelOptError[";
+
+[[gnu::format(printf, 3, 4)]] Error opt_error(const Opt& opt, KernelOptErrc c, const char* fmt,
+                                              ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string detail = vstrformat(fmt, ap);
+  va_end(ap);
+  const Errc code = c == KernelOptErrc::kUnsupported ? Errc::kUnsupported : Errc::kInvalidArgument;
+  return Error(code, strformat("%.*s%.*s]: %s: %s", int(kErrPrefix.size()), kErrPrefix.data(),
+                               int(kErrNames[size_t(c)].size()), kErrNames[size_t(c)].data(),
+                               opt.to_string().c_str(), detail.c_str()));
+}
+
+int64_t range_kind(AxisType t) { return is_reduce_axis(t) ? kAxisReduce : kAxisLoop; }
+
+bool is_output_axis(AxisType t) {
+  return t == AxisType::kGlobal || t == AxisType::kLoop || t == AxisType::kLocal ||
+         t == AxisType::kThread;
+}
+
+// Replaces RANGE r by `expr` everywhere in root; a REDUCE or END closing r closes `closes`
+// instead. Iterative (toposort) with a memo.
+Ref replace_range(Ref root, Ref r, Ref expr, std::span<const Ref> closes) {
+  Context& c = root->ctx();
+  std::unordered_map<const Node*, Ref> m;
+  for (Ref n : c.toposort(root)) {
+    if (n == r) {
+      m[n.get()] = expr;
+      continue;
+    }
+    std::vector<Ref> src;
+    src.reserve(n->nsrc() + closes.size());
+    const bool closer = n->op() == Op::kReduce || n->op() == Op::kEnd;
+    for (size_t i = 0; i < n->nsrc(); ++i) {
+      const Ref s = n->src(i);
+      if (closer && i > 0 && s == r)
+        src.insert(src.end(), closes.begin(), closes.end());
+      else
+        src.push_back(m.at(s.get()));
+    }
+    m[n.get()] = c.replace_src(n, src);
+  }
+  return m.at(root.get());
+}
+
+Ref reduce_identity(Context& c, Op rop, DType dt) {
+  if (rop == Op::kAdd) return c.cconst(0, dt);
+  if (rop == Op::kMul) return c.cconst(1, dt);
+  if (is_float(dt)) return c.cconst(-std::numeric_limits<double>::infinity(), dt);
+  return c.cconst(double(std::numeric_limits<int32_t>::min()), dt);
+}
+
+Ref combine(Op rop, Ref a, Ref b) {
+  if (rop == Op::kAdd) return a + b;
+  if (rop == Op::kMul) return a * b;
+  return max(a, b);
+}
+
+bool closes(Ref n, Ref r) {
+  for (size_t i = 1; i < n->nsrc(); ++i)
+    if (n->src(i) == r) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string_view axis_type_name(AxisType t) { return kAxisNames[size_t(t)]; }
+std::string_view opt_op_name(OptOp op) { return kOpNames[size_t(op)]; }
+std::string_view kernel_opt_errc_name(KernelOptErrc c) { return kErrNames[size_t(c)]; }
+
+std::optional<KernelOptErrc> kernel_opt_errc(const Error& e) {
+  const std::string& m = e.message();
+  if (m.compare(0, kErrPrefix.size(), kErrPrefix) != 0) return std::nullopt;
+  const size_t end = m.find(']');
+  if (end == std::string::npos) return std::nullopt;
+  const std::string_view name(m.data() + kErrPrefix.size(), end - kErrPrefix.size());
+  for (size_t i = 0; i < std::size(kErrNames); ++i)
+    if (kErrNames[i] == name) return KernelOptErrc(i);
+  return std::nullopt;
+}
+
+std::string Opt::to_string() const {
+  const std::string_view n = opt_op_name(op);
+  if (op == OptOp::kNoLocals) return std::string(n);
+  return strformat("%.*s %lld %lld", int(n.size()), n.data(), (long long)axis, (long long)arg);
+}
+
+Result<Opt> parse_opt(std::string_view text) {
+  const size_t sp = text.find(' ');
+  const std::string_view name = text.substr(0, sp);
+  Opt o;
+  size_t i = 0;
+  for (; i < std::size(kOpNames); ++i)
+    if (kOpNames[i] == name) break;
+  if (i == std::size(kOpNames))
+    return make_error(Errc::kParse, "parse_opt: unknown opt '%.*s'", int(name.size()), name.data());
+  o.op = OptOp(i);
+  if (o.op == OptOp::kNoLocals) {
+    if (sp != std::string_view::npos)
+      return make_error(Errc::kParse, "parse_opt: NOLOCALS takes no arguments");
+    return o;
+  }
+  long long a = 0, b = 0;
+  int used = 0;
+  const std::string rest(sp == std::string_view::npos ? "" : text.substr(sp + 1));
+  if (std::sscanf(rest.c_str(), "%lld %lld%n", &a, &b, &used) != 2 || size_t(used) != rest.size())
+    return make_error(Errc::kParse, "parse_opt: '%.*s': expected '<OP> <axis> <amount>'",
+                      int(text.size()), text.data());
+  o.axis = a;
+  o.arg = b;
+  return o;
+}
+
+int64_t KernelAxis::size() const {
+  const Ref s = range->src(0);
+  return s->op() == Op::kConst && s->arg().kind() == ArgKind::kInt ? s->arg().as_int() : -1;
+}
+
+Result<OptKernel> OptKernel::create(Ref sink) {
+  if (!sink || sink->op() != Op::kSink)
+    return make_error(Errc::kInvalidArgument, "OptKernel: the kernel root must be a SINK");
+  for (Ref s : sink->src())
+    if (s->op() != Op::kStore && s->op() != Op::kEnd)
+      return make_error(Errc::kInvalidArgument,
+                        "OptKernel: SINK source %%%u is %.*s, expected STORE or END", s->id(),
+                        int(op_name(s->op()).size()), op_name(s->op()).data());
+  OptKernel k;
+  k.sink_ = sink;
+  std::vector<Ref> ranges;
+  for (Ref n : sink->ctx().toposort(sink))
+    if (n->op() == Op::kRange) {
+      const auto a = n->arg().as_ints();
+      if (a.empty())
+        return make_error(Errc::kInvalidArgument, "OptKernel: RANGE %%%u has no axis id", n->id());
+      ranges.push_back(n);
+      k.next_axis_id_ = std::max(k.next_axis_id_, a[0] + 1);
+    }
+  auto kind = [](Ref r) {
+    const auto a = r->arg().as_ints();
+    return a.size() >= 2 ? a[1] : kAxisLoop;
+  };
+  // (std::sort: clang-19 rejects libstdc++ 12's stable_sort, get_temporary_buffer is deprecated)
+  std::sort(ranges.begin(), ranges.end(), [&](Ref a, Ref b) {
+    if (kind(a) != kind(b)) return kind(a) < kind(b);
+    const int64_t xa = a->arg().as_ints()[0], xb = b->arg().as_ints()[0];
+    return xa != xb ? xa < xb : a->id() < b->id();
+  });
+  for (Ref r : ranges)
+    k.axes_.push_back({r, kind(r) == kAxisReduce ? AxisType::kReduce : AxisType::kLoop, 0});
+  return k;
+}
+
+// Splits axis i (constant size n, amt | n) into the old axis (size n/amt) and a new axis of
+// size amt and type new_type: r = outer*amt + inner (top: r = inner*(n/amt) + outer). The new
+// axis is appended (top: inserted at 0). Returns the new RANGE.
+Ref OptKernel::split(size_t i, int64_t amt, AxisType new_type, bool top) {
+  Context& c = sink_->ctx();
+  const int64_t n = axes_[i].size();
+  const Ref old = axes_[i].range;
+  const Ref outer = c.range(n / amt, next_axis_id_++, range_kind(axes_[i].type));
+  const Ref inner = c.range(amt, next_axis_id_++, range_kind(new_type));
+  const Ref expr = top ? inner * (n / amt) + outer : outer * amt + inner;
+  const Ref closes_new[] = {outer, inner};
+  sink_ = replace_range(sink_, old, expr, closes_new);
+  axes_[i].range = outer;
+  const KernelAxis na{inner, new_type, 0};
+  if (top)
+    axes_.insert(axes_.begin(), na);
+  else
+    axes_.push_back(na);
+  return inner;
+}
+
+Status OptKernel::apply(const Opt& opt) {
+  OptKernel saved = *this;
+  Status st = apply_impl(opt);
+  if (!st.ok()) {
+    *this = std::move(saved);
+    return st;
+  }
+  applied_.push_back(opt);
+  return ok_status();
+}
+
+Status OptKernel::apply_all(std::span<const Opt> opts) {
+  for (size_t i = 0; i < opts.size(); ++i)
+    RG_TRY_CTX(apply(opts[i]), "opt %zu of %zu", i + 1, opts.size());
+  return ok_status();
+}
+
+Status OptKernel::apply_impl(const Opt& opt) {
+  using E = KernelOptErrc;
+  if (opt.op == OptOp::kNoLocals) {
+    for (const KernelAxis& a : axes_)
+      if (a.type == AxisType::kLocal || a.type == AxisType::kGroupReduce)
+        return opt_error(opt, E::kConflict, "a LOCAL/GROUP opt was already applied");
+    if (nolocals_) return opt_error(opt, E::kConflict, "NOLOCALS was already applied");
+    nolocals_ = true;
+    return ok_status();
+  }
+  if (opt.axis < 0 || opt.axis >= int64_t(axes_.size()))
+    return opt_error(opt, E::kBadAxis, "axis %lld does not exist (the kernel has %zu axes)",
+                     (long long)opt.axis, axes_.size());
+  const size_t i = size_t(opt.axis);
+  KernelAxis& ax = axes_[i];
+  const AxisType t = ax.type;
+  const int64_t n = ax.size();
+  const std::string_view tn = axis_type_name(t);
+  auto need_type = [&](bool ok, const char* what) -> Status {
+    if (!ok)
+      return opt_error(opt, E::kWrongAxisType, "axis %zu is a %.*s axis, expected %s", i,
+                       int(tn.size()), tn.data(), what);
+    return ok_status();
+  };
+  auto need_split = [&](int64_t amt) -> Status {
+    if (n < 0)
+      return opt_error(opt, E::kSymbolicSize, "axis %zu has a symbolic size (%s)", i,
+                       expr_string(ax.range->src(0)).c_str());
+    if (amt <= 1 || amt > n)
+      return opt_error(opt, E::kBadAmount, "amount %lld must be in [2, %lld] for axis %zu",
+                       (long long)amt, (long long)n, i);
+    if (n % amt != 0)
+      return opt_error(opt, E::kNotDivisible, "axis %zu (size %lld) is not a multiple of %lld", i,
+                       (long long)n, (long long)amt);
+    return ok_status();
+  };
+  auto expand_product = [&]() {
+    int64_t p = 1;
+    for (const KernelAxis& a : axes_)
+      if (a.type == AxisType::kUpcast || a.type == AxisType::kUnroll) p *= a.size();
+    return p;
+  };
+
+  switch (opt.op) {
+    case OptOp::kUpcast:
+    case OptOp::kUnroll: {
+      const bool up = opt.op == OptOp::kUpcast;
+      RG_TRY(
+          need_type(up ? (t == AxisType::kLoop || t == AxisType::kGlobal) : t == AxisType::kReduce,
+                    up ? "an output (loop) axis" : "a reduction axis"));
+      const int64_t amt = opt.arg == 0 ? n : opt.arg;
+      if (opt.arg == 0 && n < 0)
+        return opt_error(opt, E::kSymbolicSize, "axis %zu has a symbolic size", i);
+      if (!(opt.arg == 0 && n == 1)) RG_TRY(need_split(amt));
+      if (expand_product() * amt > kMaxExpand)
+        return opt_error(opt, E::kTooLarge, "%lld x %lld values per iteration exceed %lld",
+                         (long long)expand_product(), (long long)amt, (long long)kMaxExpand);
+      const AxisType nt = up ? AxisType::kUpcast : AxisType::kUnroll;
+      if (amt == n) {
+        ax.type = nt;  // the whole axis: retyped in place (no index changes)
+      } else {
+        split(i, amt, nt, false);
+      }
+      return ok_status();
+    }
+    case OptOp::kThread: {
+      RG_TRY(need_type(t == AxisType::kLoop || t == AxisType::kGlobal, "an output (loop) axis"));
+      for (const KernelAxis& a : axes_)
+        if (a.type == AxisType::kThread)
+          return opt_error(opt, E::kConflict, "the kernel already has a THREAD axis");
+      if (opt.arg > kMaxThreads)
+        return opt_error(opt, E::kTooLarge, "%lld threads exceed %lld", (long long)opt.arg,
+                         (long long)kMaxThreads);
+      RG_TRY(need_split(opt.arg));
+      if (opt.arg == n) {
+        KernelAxis moved = ax;
+        moved.type = AxisType::kThread;
+        axes_.erase(axes_.begin() + int64_t(i));
+        axes_.insert(axes_.begin(), moved);
+      } else {
+        split(i, opt.arg, AxisType::kThread, true);
+      }
+      return ok_status();
+    }
+    case OptOp::kSwap: {
+      if (opt.arg < 0 || opt.arg >= int64_t(axes_.size()) || opt.arg == opt.axis)
+        return opt_error(opt, E::kBadAxis, "cannot swap axis %lld with axis %lld",
+                         (long long)opt.axis, (long long)opt.arg);
+      const AxisType u = axes_[size_t(opt.arg)].type;
+      const bool both_out = (t == AxisType::kLoop || t == AxisType::kGlobal) &&
+                            (u == AxisType::kLoop || u == AxisType::kGlobal);
+      const bool both_red = t == AxisType::kReduce && u == AxisType::kReduce;
+      if (!both_out && !both_red)
+        return opt_error(opt, E::kWrongAxisType,
+                         "SWAP needs two output (loop) axes or two reduction axes, got %.*s "
+                         "and %.*s",
+                         int(tn.size()), tn.data(), int(axis_type_name(u).size()),
+                         axis_type_name(u).data());
+      std::swap(axes_[i], axes_[size_t(opt.arg)]);
+      return ok_status();
+    }
+    case OptOp::kPadto: {
+      RG_TRY(need_type(t == AxisType::kLoop || t == AxisType::kGlobal || t == AxisType::kReduce,
+                       "a loop or reduction axis"));
+      if (n < 0) return opt_error(opt, E::kSymbolicSize, "axis %zu has a symbolic size", i);
+      if (opt.arg <= 1)
+        return opt_error(opt, E::kBadAmount, "amount %lld must be at least 2", (long long)opt.arg);
+      if (n % opt.arg == 0)
+        return opt_error(opt, E::kNoEffect, "axis %zu (size %lld) is already a multiple of %lld", i,
+                         (long long)n, (long long)opt.arg);
+      const int64_t padded = (n + opt.arg - 1) / opt.arg * opt.arg;
+      if (padded > 2 * n)
+        return opt_error(opt, E::kBadAmount,
+                         "padding axis %zu from %lld to %lld more than doubles it", i, (long long)n,
+                         (long long)padded);
+      Context& c = sink_->ctx();
+      const Ref old = ax.range;
+      const Ref nr = c.range(padded, next_axis_id_++, range_kind(t));
+      const Ref closes_new[] = {nr};
+      Ref s = replace_range(sink_, old, nr, closes_new);
+      const Ref valid = cmplt(nr, n);
+      // Gate every access whose index depends on the padded range, and make a padded reduction
+      // iteration contribute the identity of its op.
+      std::unordered_map<const Node*, Ref> m;
+      for (Ref x : c.toposort(s)) {
+        std::vector<Ref> src;
+        for (Ref y : x->src()) src.push_back(m.at(y.get()));
+        Ref y = c.replace_src(x, src);
+        if (y->op() == Op::kIndex && y->nsrc() >= 2) {
+          const auto rs = y->src(1)->ranges();
+          if (std::find(rs.begin(), rs.end(), nr) != rs.end()) {
+            std::vector<Ref> s2(y->src().begin(), y->src().end());
+            const Ref idx = s2[1];
+            if (idx->op() == Op::kWhere && idx->src(2)->is_invalid())
+              s2[1] = where(valid & idx->src(0), idx->src(1), idx->src(2));
+            else
+              s2[1] = where(valid, idx, c.invalid(idx->dtype()));
+            y = c.replace_src(y, s2);
+          }
+        } else if (y->op() == Op::kReduce && closes(y, nr)) {
+          std::vector<Ref> s2(y->src().begin(), y->src().end());
+          s2[0] = where(valid, s2[0], reduce_identity(c, y->arg().as_op(), y->dtype()));
+          y = c.replace_src(y, s2);
+        }
+        m[x.get()] = y;
+      }
+      sink_ = m.at(s.get());
+      ax.range = nr;
+      return ok_status();
+    }
+    case OptOp::kLocal: {
+      RG_TRY(need_type(t == AxisType::kLoop || t == AxisType::kGlobal, "an output (loop) axis"));
+      if (nolocals_) return opt_error(opt, E::kConflict, "NOLOCALS was applied");
+      if (group_) return opt_error(opt, E::kConflict, "GROUP gives output axes work-group size 1");
+      RG_TRY(need_split(opt.arg));
+      int64_t threads = opt.arg;
+      for (const KernelAxis& a : axes_)
+        if (a.type == AxisType::kLocal) threads *= a.local;
+      if (threads > kMaxLocal)
+        return opt_error(opt, E::kTooLarge, "%lld threads per work-group exceed %lld",
+                         (long long)threads, (long long)kMaxLocal);
+      ax.type = AxisType::kLocal;
+      ax.local = opt.arg;
+      return ok_status();
+    }
+    case OptOp::kGroup:
+    case OptOp::kGroupTop: {
+      if (group_) return opt_error(opt, E::kConflict, "the kernel already has a GROUP axis");
+      RG_TRY(need_type(t == AxisType::kReduce, "a reduction axis"));
+      if (opt.op == OptOp::kGroupTop)
+        return opt_error(opt, E::kUnsupported,
+                         "gpu_lower splits reductions over interleaved lanes only; use GROUP");
+      if (nolocals_) return opt_error(opt, E::kConflict, "NOLOCALS was applied");
+      for (const KernelAxis& a : axes_)
+        if (a.type == AxisType::kLocal)
+          return opt_error(opt, E::kConflict, "GROUP gives output axes work-group size 1");
+      RG_TRY(need_split(opt.arg));
+      if (opt.arg > kMaxLocal)
+        return opt_error(opt, E::kTooLarge, "%lld lanes exceed %lld", (long long)opt.arg,
+                         (long long)kMaxLocal);
+      for (Ref x : sink_->ctx().toposort(sink_))
+        if (x->op() == Op::kReduce && closes(x, ax.range) && x->nsrc() != 2)
+          return opt_error(opt, E::kUnsupported,
+                           "the REDUCE %%%u closes %zu axes; GROUP needs its only axis", x->id(),
+                           x->nsrc() - 1);
+      ax.type = AxisType::kGroupReduce;
+      group_ = opt.arg;
+      return ok_status();
+    }
+    case OptOp::kNoLocals: break;
+  }
+  return opt_error(opt, E::kUnsupported, "unknown opt");
+}
+
+Ref OptKernel::ast() const {
+  Context& c = sink_->ctx();
+  Ref s = sink_;
+  // UNROLL: each REDUCE closing an unrolled axis reduces the op-combination of its values.
+  for (const KernelAxis& a : axes_) {
+    if (a.type != AxisType::kUnroll) continue;
+    const Ref u = a.range;
+    const int64_t n = a.size();
+    std::unordered_map<const Node*, Ref> m;
+    for (Ref x : c.toposort(s)) {
+      std::vector<Ref> src;
+      for (Ref y : x->src()) src.push_back(m.count(y.get()) ? m.at(y.get()) : y);
+      if (x->op() == Op::kReduce && closes(x, u)) {
+        const Op rop = x->arg().as_op();
+        Ref v;
+        for (int64_t k = 0; k < n; ++k) {
+          const Ref vk = substitute(src[0], {{u, c.cint(k)}});
+          v = v ? combine(rop, v, vk) : vk;
+        }
+        std::vector<Ref> rest{v};
+        for (size_t j = 1; j < src.size(); ++j)
+          if (x->src(j) != u) rest.push_back(src[j]);
+        m[x.get()] = rest.size() == 1 ? v : c.make(Op::kReduce, x->dtype(), rest, x->arg());
+      } else {
+        m[x.get()] = c.replace_src(x, src);
+      }
+    }
+    s = m.at(s.get());
+  }
+  // UPCAST: each store depending on an upcast axis becomes one store per value of the axis.
+  for (const KernelAxis& a : axes_) {
+    if (a.type != AxisType::kUpcast) continue;
+    const Ref u = a.range;
+    std::vector<Ref> stores;
+    for (Ref st : s->src()) {
+      Ref body = st;
+      if (st->op() == Op::kEnd && closes(st, u)) {
+        std::vector<Ref> src{st->src(0)};
+        for (size_t j = 1; j < st->nsrc(); ++j)
+          if (st->src(j) != u) src.push_back(st->src(j));
+        body = src.size() == 1 ? src[0] : c.replace_src(st, src);
+      }
+      const auto rs = body->ranges();
+      if (std::find(rs.begin(), rs.end(), u) == rs.end()) {
+        stores.push_back(body);
+        continue;
+      }
+      for (int64_t k = 0; k < a.size(); ++k) stores.push_back(substitute(body, {{u, c.cint(k)}}));
+    }
+    s = c.make(Op::kSink, DType::kVoid, stores, s->arg());
+  }
+  // Renumber the remaining axes by position (the linearizer nests loops by kind, then axis id).
+  std::unordered_map<Ref, Ref> ren;
+  int64_t pos = 0;
+  for (const KernelAxis& a : axes_) {
+    if (a.type == AxisType::kUpcast || a.type == AxisType::kUnroll) continue;
+    const auto old = a.range->arg().as_ints();
+    ren[a.range] = c.range(a.range->src(0), pos++, old.size() >= 2 ? old[1] : kAxisLoop);
+  }
+  return ren.empty() ? s : substitute(s, ren);
+}
+
+GpuOptions OptKernel::gpu_options() const {
+  GpuOptions o;
+  o.group = group_;
+  bool any_local = nolocals_;
+  std::vector<int64_t> local;
+  for (const KernelAxis& a : axes_) {
+    if (!is_output_axis(a.type)) continue;
+    local.push_back(a.type == AxisType::kLocal ? a.local : 1);
+    any_local |= a.type == AxisType::kLocal;
+  }
+  if (any_local) o.local = std::move(local);
+  return o;
+}
+
+std::string OptKernel::to_string() const {
+  std::string s = "axes:";
+  for (size_t i = 0; i < axes_.size(); ++i) {
+    const std::string_view tn = axis_type_name(axes_[i].type);
+    const int64_t n = axes_[i].size();
+    s += strformat(" %zu:%.*s(%s)", i, int(tn.size()), tn.data(),
+                   n < 0 ? expr_string(axes_[i].range->src(0)).c_str() : std::to_string(n).c_str());
+  }
+  s += " | opts:";
+  for (const Opt& o : applied_) s += " [" + o.to_string() + "]";
+  return s;
+}
+
+Result<ProgramSpec> compile_gpu_optimized(Ref sink, std::string_view name, const GpuTarget& target,
+                                          std::span<const Opt> opts, GpuOptions base) {
+  auto k = RG_TRY(OptKernel::create(sink));
+  RG_TRY(k.apply_all(opts));
+  const GpuOptions go = k.gpu_options();
+  base.local = go.local;
+  base.group = go.group;
+  auto spec = RG_TRY(compile_gpu(k.ast(), name, target, base));
+  std::vector<std::string> notes;
+  for (const Opt& o : k.applied()) notes.push_back("OPT " + o.to_string());
+  notes.insert(notes.end(), spec.gpu.applied_opts.begin(), spec.gpu.applied_opts.end());
+  spec.gpu.applied_opts = std::move(notes);
+  spec.ast = sink;
+  return spec;
+}
+
+Result<std::vector<Opt>> rebuild_opts(std::span<const std::string> applied_opts) {
+  std::vector<Opt> out;
+  for (const std::string& s : applied_opts) {
+    if (s.rfind("OPT ", 0) != 0) continue;
+    auto o = RG_TRY(parse_opt(std::string_view(s).substr(4)));
+    out.push_back(o);
+  }
+  return out;
+}
+
+}  // namespace rawgpu::compiler
