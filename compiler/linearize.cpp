@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "rawgpu/base/format.h"
+#include "rawgpu/compiler/rewrite.h"
 #include "rawgpu/compiler/spec.h"
 #include "rawgpu/compiler/symbolic.h"
 
@@ -359,11 +360,27 @@ std::string Program::to_string() const {
   return s;
 }
 
+namespace {
+// A load whose gate simplified to always-false (its masked index became a bare Invalid, e.g. a
+// read that lies entirely inside padding once the loop ranges are known) reads nothing: it
+// becomes the value of a failed gated load, 0, exactly as the back ends produce it.
+Ref drop_dead_loads(Ref root) {
+  std::unordered_map<Ref, Ref> dead;
+  for (Ref n : root->ctx().toposort(root)) {
+    if (n->op() != Op::kLoad || n->nsrc() < 1) continue;
+    const Ref idx = n->src(0);
+    if (idx->op() == Op::kIndex && idx->nsrc() == 2 && idx->src(1)->is_invalid())
+      dead.emplace(n, root->ctx().cconst(0.0, n->dtype()));
+  }
+  return dead.empty() ? root : simplify(substitute(root, dead));
+}
+}  // namespace
+
 Result<Ref> lower(Ref sink) {
   if (!sink || sink->op() != Op::kSink)
     return make_error(Errc::kInvalidArgument, "lower: the kernel root must be a SINK");
   RG_TRY_CTX(verify(sink, Stage::kKernel), "lower: input kernel AST");
-  Ref out = narrow_index(simplify(sink));
+  Ref out = narrow_index(drop_dead_loads(simplify(sink)));
   RG_TRY_CTX(verify(out, Stage::kKernel), "lower: after simplification and index narrowing");
   return out;
 }
