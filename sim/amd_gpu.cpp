@@ -627,18 +627,9 @@ bool AmdGpu::step(Queue& q) {
           return stop(strformat("WAIT_REG_MEM operation %u not simulated", operation));
         }
         const uint32_t val = cur & body[4], ref = body[3];
-        bool ok = false;
-        switch (fn) {
-          case 0: ok = true; break;
-          case 1: ok = val < ref; break;
-          case 2: ok = val <= ref; break;
-          case 3: ok = val == ref; break;
-          case 4: ok = val != ref; break;
-          case 5: ok = val >= ref; break;
-          case 6: ok = val > ref; break;
-          default: return stop(strformat("WAIT_REG_MEM function %u invalid", fn));
-        }
-        if (!ok) {
+        const std::optional<bool> cmp = wait_compare(fn, val, ref);
+        if (!cmp) return stop(strformat("WAIT_REG_MEM function %u invalid", fn));
+        if (!*cmp) {
           q.status.waiting = true;  // re-polled on the next doorbell or poll()
           return false;
         }

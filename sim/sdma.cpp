@@ -249,18 +249,9 @@ bool AmdGpu::step_sdma(SdmaQueue& q) {
       if (!v) return stop("POLL_REGMEM: " + v.error().message());
       const uint32_t val = *v & static_cast<uint32_t>(field(w, P::MASK_mask));
       const uint32_t ref = static_cast<uint32_t>(field(w, P::VALUE_value));
-      bool ok = false;
-      switch (fn) {
-        case 0: ok = true; break;
-        case 1: ok = val < ref; break;
-        case 2: ok = val <= ref; break;
-        case 3: ok = val == ref; break;
-        case 4: ok = val != ref; break;
-        case 5: ok = val >= ref; break;
-        case 6: ok = val > ref; break;
-        default: return stop(strformat("POLL_REGMEM function %u invalid", fn));
-      }
-      if (!ok) {
+      const std::optional<bool> cmp = wait_compare(fn, val, ref);
+      if (!cmp) return stop(strformat("POLL_REGMEM function %u invalid", fn));
+      if (!*cmp) {
         q.status.waiting = true;  // re-polled on the next doorbell or poll()
         return false;
       }
