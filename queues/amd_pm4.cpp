@@ -11,6 +11,7 @@
 #include "rawgpu/autogen/amd/regs/nbio_4_3_0.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
+#include "ring_space.h"
 
 namespace rawgpu::queues::amd {
 
@@ -314,31 +315,9 @@ Status ComputeQueue::submit(Nanos timeout, Clock* clock) {
   const uint64_t n = cmds_.size();
   if (n == 0) return {};
   const uint64_t ring_dw = desc_.ring.size / 4;
-  if (n > ring_dw) {
-    return make_error(Errc::kInvalidArgument,
-                      "%llu command dwords do not fit a ring of %llu dwords",
-                      static_cast<unsigned long long>(n), static_cast<unsigned long long>(ring_dw))
-        .with_hint("submit in smaller pieces or create the queue with a larger ring");
-  }
-  auto has_space = [&]() { return wptr_ + n - *desc_.rptr <= ring_dw; };
-  if (!has_space()) {
-    PollOptions po;
-    po.timeout = timeout;
-    po.clock = clock;
-    auto done = [&]() {
-      device_->poll();
-      return has_space();
-    };
-    auto describe = [&]() {
-      const auto f = device_->fault_state();
-      return strformat("rptr %llu, wptr %llu, %llu dwords to write; device %s: %s",
-                       static_cast<unsigned long long>(*desc_.rptr),
-                       static_cast<unsigned long long>(wptr_), static_cast<unsigned long long>(n),
-                       device_->name().c_str(),
-                       f.description.empty() ? "no fault recorded" : f.description.c_str());
-    };
-    RG_TRY(poll_until("compute ring space", done, po, describe));
-  }
+  const RingSpace space{device_, desc_.rptr, ring_dw, "dwords", "compute ring space"};
+  RG_TRY(check_fits(space, n));
+  RG_TRY(wait_for_space(space, wptr_, n, timeout, clock));
   uint32_t* ring = reinterpret_cast<uint32_t*>(desc_.ring.cpu);
   const uint64_t pos = wptr_ % ring_dw;
   const uint64_t first = std::min(n, ring_dw - pos);

@@ -8,6 +8,7 @@
 #include "rawgpu/autogen/amd/sdma_v6.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
+#include "ring_space.h"
 
 namespace rawgpu::queues::amd {
 
@@ -173,30 +174,9 @@ Status CopyQueue::submit(Nanos timeout, Clock* clock) {
   // Packets never straddle the end: a submission that does not fit before it starts at 0.
   const uint64_t skip = pos + n > ring ? ring - pos : 0;
   const uint64_t total = skip + n;
-  if (n > ring) {
-    return make_error(Errc::kInvalidArgument, "%llu command bytes do not fit a ring of %llu bytes",
-                      static_cast<unsigned long long>(n), static_cast<unsigned long long>(ring))
-        .with_hint("submit in smaller pieces or create the queue with a larger ring");
-  }
-  auto has_space = [&]() { return wptr_ + total - *desc_.rptr <= ring; };
-  if (!has_space()) {
-    PollOptions po;
-    po.timeout = timeout;
-    po.clock = clock;
-    auto done = [&]() {
-      device_->poll();
-      return has_space();
-    };
-    auto describe = [&]() {
-      const auto f = device_->fault_state();
-      return strformat("rptr %llu, wptr %llu, %llu bytes to write; device %s: %s",
-                       static_cast<unsigned long long>(*desc_.rptr),
-                       static_cast<unsigned long long>(wptr_),
-                       static_cast<unsigned long long>(total), device_->name().c_str(),
-                       f.description.empty() ? "no fault recorded" : f.description.c_str());
-    };
-    RG_TRY(poll_until("copy ring space", done, po, describe));
-  }
+  const RingSpace space{device_, desc_.rptr, ring, "bytes", "copy ring space"};
+  RG_TRY(check_fits(space, n));
+  RG_TRY(wait_for_space(space, wptr_, total, timeout, clock));
   uint8_t* base = desc_.ring.cpu;
   if (skip) std::memset(base + pos, 0, skip);  // zero dwords are NOPs
   std::memcpy(base + (pos + skip) % ring, cmds_.dwords().data(), n);

@@ -225,6 +225,22 @@ TEST_F(QueueTest, FaultIsReportedByTheTimedOutWait) {
   EXPECT_NE(msg.find("queue 0 stopped: ring dword 0: RELEASE_MEM"), std::string::npos) << msg;
 }
 
+TEST_F(QueueTest, SubmissionLargerThanTheRingIsRejectedUnchanged) {
+  ComputeQueue& q = queue(4096);
+  nop(q.commands(), 1025);
+  const size_t n = q.commands().size();  // > 1024 ring dwords
+  const uint64_t wptr = q.wptr();
+  auto st = q.submit();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code(), Errc::kInvalidArgument);
+  EXPECT_NE(st.error().to_string().find(std::to_string(n) +
+                                        " command dwords do not fit a ring of 1024 dwords"),
+            std::string::npos)
+      << st.error().to_string();
+  EXPECT_EQ(q.wptr(), wptr);
+  EXPECT_EQ(q.commands().size(), n);
+}
+
 TEST_F(QueueTest, FullRingTimesOutAndKeepsTheCommands) {
   Signal never = sig(), s = sig();
   ComputeQueue& q = queue(4096);

@@ -269,6 +269,19 @@ TEST_F(CopyQueueTest, PacketsNeverStraddleTheRingEnd) {
   EXPECT_EQ(last, n - n % 3);  // the last multiple of 3
 }
 
+TEST_F(CopyQueueTest, SubmissionLargerThanTheRingIsRejectedUnchanged) {
+  Signal s = pool_->alloc().value();
+  CopyQueue& q = queue(4096);
+  for (int i = 0; i < 300; ++i) q.signal(s, static_cast<uint32_t>(i + 1));  // > 4096 bytes
+  const uint64_t wptr = q.wptr();
+  const Status st = q.submit();
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code(), Errc::kInvalidArgument);
+  EXPECT_NE(st.error().to_string().find("do not fit a ring of 4096 bytes"), std::string::npos)
+      << st.error().to_string();
+  EXPECT_EQ(q.wptr(), wptr);
+}
+
 TEST_F(CopyQueueTest, FullRingTimesOutThenDrains) {
   Signal gate = pool_->alloc().value(), s = pool_->alloc().value();
   CopyQueue& q = queue(4096);
