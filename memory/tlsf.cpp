@@ -11,12 +11,15 @@ namespace rawgpu::memory {
 
 namespace {
 
-constexpr uint32_t kNil = std::numeric_limits<uint32_t>::max();
+// Node 0 is a sentinel: "no node" is index 0, so a link store that only matters when a neighbour
+// exists (N[next].prev_phys = i, N[head].prev_free = i, ...) can be done unconditionally and lands
+// in the sentinel otherwise. Nothing reads the sentinel's fields.
+constexpr uint32_t kNil = 0;
 constexpr uint32_t kNoBin = std::numeric_limits<uint32_t>::max();
 // prev_free of a block that is not on a free list: an allocation, or a recycled node slot.
-constexpr uint32_t kUsed = kNil - 1;
-constexpr uint32_t kDead = kNil - 2;
-constexpr uint32_t kMaxNodes = kNil - 3;
+constexpr uint32_t kUsed = std::numeric_limits<uint32_t>::max();
+constexpr uint32_t kDead = kUsed - 1;
+constexpr uint32_t kMaxNodes = kDead - 1;
 
 // One block, 32 bytes: the fields a list operation touches share a cache line. While a block is
 // allocated, prev_free is kUsed and next_free holds log2 of the requested alignment (for
@@ -134,9 +137,16 @@ struct Tlsf::Impl {
   uint64_t used_blocks = 0;
   uint64_t live_nodes = 0;
 
-  // Free blocks have a list link or kNil in prev_free; kUsed and kDead are the two values below
-  // kNil (node indexes stay below kMaxNodes), so one add and compare tells them apart.
+  // Free blocks have a list link or kNil in prev_free; kUsed and kDead are the two largest
+  // values (node indexes stay below kMaxNodes), so one add and compare tells them apart.
   static bool is_free(const Node& n) { return static_cast<uint32_t>(n.prev_free - kDead) >= 2u; }
+
+  // Branch-free select: c ? a : b, written with masks so the compiler cannot turn it into a
+  // branch (used where the condition is data-dependent and mispredicts would dominate).
+  template <class T>
+  static T sel(bool c, T a, T b) {
+    return b ^ ((a ^ b) & (T{0} - static_cast<T>(c)));
+  }
 
   // ---- size classes (in granules) ----
   // Sizes below 2^sll granules get one exact bin each (bins 0 .. 2^sll - 1); above, each power
@@ -169,12 +179,19 @@ struct Tlsf::Impl {
     const unsigned sl = from & ((1u << sll) - 1);
     if (fl >= 64) [[unlikely]]
       return kNoBin;
+    // Both candidates (a bin in this row, the first bin of the next non-empty row) are computed
+    // and one is selected without a branch: which one applies is data-dependent. The top bit
+    // keeps ctz defined when a map is empty (that candidate is then not used).
     const uint64_t sl_map = sl_bitmap[fl] & (~uint64_t{0} << sl);
-    if (sl_map != 0) return (fl << sll) | static_cast<unsigned>(std::countr_zero(sl_map));
-    const uint64_t fl_map = fl_bitmap & (~uint64_t{1} << fl);  // levels above fl
-    if (fl_map == 0) return kNoBin;
-    fl = static_cast<unsigned>(std::countr_zero(fl_map));
-    return (fl << sll) | static_cast<unsigned>(std::countr_zero(sl_bitmap[fl]));
+    const uint64_t fl_map = fl_bitmap & (~uint64_t{1} << fl);  // rows above fl
+    if ((sl_map | fl_map) == 0) [[unlikely]]
+      return kNoBin;
+    constexpr uint64_t kTop = uint64_t{1} << 63;
+    const unsigned up = static_cast<unsigned>(std::countr_zero(fl_map | kTop));
+    const uint32_t here_bin = (fl << sll) | static_cast<unsigned>(std::countr_zero(sl_map | kTop));
+    const uint32_t up_bin =
+        (up << sll) | static_cast<unsigned>(std::countr_zero(sl_bitmap[up] | kTop));
+    return sel(sl_map != 0, here_bin, up_bin);
   }
 
   // ---- node pool ----
@@ -204,6 +221,11 @@ struct Tlsf::Impl {
   }
 
   // ---- free lists ----
+  // Branch-free list updates: the free lists of the common workloads are zero to two nodes long,
+  // so "does the list have a neighbour" is a coin flip for the branch predictor (each miss costs
+  // more than the handful of ALU ops below). A store that only applies when a neighbour exists
+  // goes to node i itself otherwise (i's list fields are rewritten anyway); bitmap bits are set
+  // or cleared by data.
   template <unsigned S = 0>
   void link_free(Node* N, uint32_t i) {
     [[maybe_unused]] const unsigned sll = S ? S : this->sll;
@@ -213,30 +235,23 @@ struct Tlsf::Impl {
     n.prev_free = kNil;
     n.next_free = h;
     heads[b] = i;
-    if (h != kNil) {
-      N[h].prev_free = i;
-    } else {
-      sl_bitmap[b >> sll] |= uint64_t{1} << (b & ((1u << sll) - 1));
-      fl_bitmap |= uint64_t{1} << (b >> sll);
-    }
+    N[h].prev_free = i;  // the sentinel if the list was empty
+    sl_bitmap[b >> sll] |= uint64_t{1} << (b & ((1u << sll) - 1));
+    fl_bitmap |= uint64_t{1} << (b >> sll);
   }
   template <unsigned S = 0>
   void unlink_free(Node* N, uint32_t i) {
     [[maybe_unused]] const unsigned sll = S ? S : this->sll;
     const Node& n = N[i];
     const uint32_t pf = n.prev_free, nf = n.next_free;
-    if (nf != kNil) N[nf].prev_free = pf;
-    if (pf != kNil) {
-      N[pf].next_free = nf;
-      return;
-    }
     const uint32_t b = bin_of<S>(n.size >> gshift);
-    heads[b] = nf;
-    if (nf == kNil) {
-      uint64_t& w = sl_bitmap[b >> sll];
-      w &= ~(uint64_t{1} << (b & ((1u << sll) - 1)));
-      if (w == 0) fl_bitmap &= ~(uint64_t{1} << (b >> sll));
-    }
+    N[nf].prev_free = pf;  // sentinel stores when i is last / first
+    N[pf].next_free = nf;
+    heads[b] = sel(pf == kNil, nf, heads[b]);
+    const uint64_t emptied = (pf | nf) == kNil;  // i was the only node
+    uint64_t& w = sl_bitmap[b >> sll];
+    w &= ~(emptied << (b & ((1u << sll) - 1)));
+    fl_bitmap &= ~(uint64_t{w == 0} << (b >> sll));
   }
 
   // Removes i, known to be the head of bin b's list.
@@ -245,13 +260,10 @@ struct Tlsf::Impl {
     [[maybe_unused]] const unsigned sll = S ? S : this->sll;
     const uint32_t nf = N[i].next_free;
     heads[b] = nf;
-    if (nf != kNil) {
-      N[nf].prev_free = kNil;
-    } else {
-      uint64_t& w = sl_bitmap[b >> sll];
-      w &= ~(uint64_t{1} << (b & ((1u << sll) - 1)));
-      if (w == 0) fl_bitmap &= ~(uint64_t{1} << (b >> sll));
-    }
+    N[nf].prev_free = kNil;
+    uint64_t& w = sl_bitmap[b >> sll];
+    w &= ~(uint64_t{nf == kNil} << (b & ((1u << sll) - 1)));
+    fl_bitmap &= ~(uint64_t{w == 0} << (b >> sll));
   }
 
   // Offset into block i where an aligned allocation of `bytes` would start, or UINT64_MAX.
@@ -300,7 +312,7 @@ struct Tlsf::Impl {
       tn.size = n.size - bytes;
       tn.prev_phys = i;
       tn.next_phys = n.next_phys;
-      if (n.next_phys != kNil) N[n.next_phys].prev_phys = t;
+      N[n.next_phys].prev_phys = t;
       n.next_phys = t;
       n.size = bytes;
       link_free<S>(N, t);
@@ -413,6 +425,7 @@ Result<Tlsf> Tlsf::create(const TlsfConfig& c) {
   impl->heads.assign(size_t{64} << impl->sll, kNil);
   impl->index.init();
   impl->nodes.reserve(64);
+  impl->nodes.push_back(Node{0, 0, kNil, kNil, kUsed, 0});  // the sentinel, index kNil
   impl->reserve_two();
   Node* N = impl->nodes.data();
   const uint32_t n = impl->pop_node(N);
@@ -496,7 +509,7 @@ Status Tlsf::Impl::free_t(uint64_t addr) {
     m.drop_node(N, i);
     i = prev;
     N[i].next_phys = next;
-    if (next != kNil) N[next].prev_phys = i;
+    N[next].prev_phys = i;
   }
   // Coalesce with the next block: this one absorbs it.
   if (next != kNil && is_free(N[next])) {
@@ -504,7 +517,7 @@ Status Tlsf::Impl::free_t(uint64_t addr) {
     bytes += N[next].size;
     const uint32_t after = N[next].next_phys;
     N[i].next_phys = after;
-    if (after != kNil) N[after].prev_phys = i;
+    N[after].prev_phys = i;
     m.drop_node(N, next);
   }
   N[i].size = bytes;
@@ -552,7 +565,9 @@ Result<uint64_t> Tlsf::size_of(uint64_t addr) const {
   return impl_->nodes[i].size;
 }
 
-bool Tlsf::is_allocated(uint64_t addr) const { return impl_->index.find(impl_->nodes.data(), addr) != kNil; }
+bool Tlsf::is_allocated(uint64_t addr) const {
+  return impl_->index.find(impl_->nodes.data(), addr) != kNil;
+}
 
 TlsfStats Tlsf::stats() const {
   TlsfStats s;
