@@ -1,6 +1,7 @@
 #include "rawgpu/memory/tlsf.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <limits>
 
@@ -97,7 +98,7 @@ class AddrIndex {
   size_t slot(uint64_t key) const {
     return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
   }
-  void rehash(const Node* N, size_t capacity) {
+  [[gnu::noinline]] void rehash(const Node* N, size_t capacity) {
     std::vector<uint32_t> old = std::move(slots_);
     slots_.assign(capacity, kNil);
     mask_ = capacity - 1;
@@ -125,8 +126,8 @@ struct Tlsf::Impl {
   unsigned gshift = 0;     // log2(granule)
   unsigned sll = 0;        // log2(second-level count)
   uint64_t fl_bitmap = 0;
-  std::vector<uint64_t> sl_bitmap;  // one word per first level
-  std::vector<uint32_t> heads;      // flat bin -> first free node
+  uint32_t nbins = 0;                    // 64 << sll
+  std::array<uint64_t, 64> sl_bitmap{};  // one word per first level
   std::vector<Node> nodes;
   uint32_t spare = kNil;  // recycled node slots, chained through next_phys
   uint32_t spare_count = 0;
@@ -136,6 +137,10 @@ struct Tlsf::Impl {
   uint64_t used_bytes = 0;
   uint64_t used_blocks = 0;
   uint64_t live_nodes = 0;
+  // Flat bin -> first free node (kNil: empty), sized for the largest second-level count; in the
+  // object rather than behind a pointer: one load less per list operation.
+  std::array<uint32_t, 64 * 64> heads{};
+  static_assert(kNil == 0, "value-initialized heads are empty lists");
 
   // Free blocks have a list link or kNil in prev_free; kUsed and kDead are the two largest
   // values (node indexes stay below kMaxNodes), so one add and compare tells them apart.
@@ -197,7 +202,11 @@ struct Tlsf::Impl {
   // ---- node pool ----
   // Makes sure two slots are spare, so that take() never reallocates `nodes` midway.
   void reserve_two() {
-    while (spare_count < 2) [[unlikely]] {
+    if (spare_count < 2) [[unlikely]]
+      grow_nodes();
+  }
+  [[gnu::noinline]] void grow_nodes() {
+    while (spare_count < 2) {
       RG_CHECK(nodes.size() < kMaxNodes, "TLSF node pool exhausted");
       nodes.push_back(Node{0, 0, kNil, spare, kDead, kNil});
       spare = static_cast<uint32_t>(nodes.size() - 1);
@@ -348,6 +357,8 @@ struct Tlsf::Impl {
   [[gnu::always_inline]] inline Result<uint64_t> alloc_t(uint64_t size, uint64_t align);
   template <unsigned S>
   [[gnu::always_inline]] inline Status free_t(uint64_t addr);
+  template <unsigned S>
+  [[gnu::noinline]] Result<uint64_t> alloc_slow(uint64_t size, uint64_t align);
   [[gnu::noinline]] Result<uint64_t> alloc_other(uint64_t size, uint64_t align);
   [[gnu::noinline]] Status free_other(uint64_t addr);
 
@@ -421,8 +432,7 @@ Result<Tlsf> Tlsf::create(const TlsfConfig& c) {
   impl->max_align = std::max(c.size, c.min_block);
   impl->gshift = log2_floor(c.min_block);
   impl->sll = log2_floor(c.sl_count);
-  impl->sl_bitmap.assign(64, 0);
-  impl->heads.assign(size_t{64} << impl->sll, kNil);
+  impl->nbins = 64u << impl->sll;
   impl->index.init();
   impl->nodes.reserve(64);
   impl->nodes.push_back(Node{0, 0, kNil, kNil, kUsed, 0});  // the sentinel, index kNil
@@ -454,10 +464,7 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
     // Plain good fit: the first block of the first bin that guarantees a fit.
     if (good != kNoBin) [[likely]]
       return m.template take<S>(m.heads[good], good, 0, bytes, align);
-    // Blocks in n's own bin may still be large enough.
-    for (uint32_t i = m.heads[m.template bin_of<S>(n)]; i != kNil; i = m.nodes[i].next_free)
-      if (m.nodes[i].size >= bytes) return m.template take<S>(i, kNoBin, 0, bytes, align);
-    return m.out_of_space(size, align);
+    return m.template alloc_slow<S>(size, align);
   }
 
   // Aligned: first the head of the ordinary good-fit bin (usually large enough to absorb the
@@ -465,6 +472,24 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
   if (good != kNoBin) [[likely]] {
     const uint64_t pre = m.fit_offset(m.heads[good], bytes, align);
     if (pre != UINT64_MAX) return m.template take<S>(m.heads[good], good, pre, bytes, align);
+  }
+  return m.template alloc_slow<S>(size, align);
+}
+
+// Everything after the head of the good-fit bin: out of line, so that the hot path above keeps
+// its values in registers.
+template <unsigned S>
+Result<uint64_t> Tlsf::Impl::alloc_slow(uint64_t size, uint64_t align) {
+  Impl& m = *this;
+  align = std::max(align, m.granule);
+  const uint64_t bytes = (size + m.granule - 1) & ~(m.granule - 1);
+  const uint64_t n = bytes >> m.gshift;
+  if (align == m.granule) {
+    // Blocks in n's own bin may still be large enough.
+    const uint32_t own = m.template bin_of<S>(n);
+    for (uint32_t i = m.heads[own]; i != kNil; i = m.nodes[i].next_free)
+      if (m.nodes[i].size >= bytes) return m.template take<S>(i, kNoBin, 0, bytes, align);
+    return m.out_of_space(size, align);
   }
   const uint64_t slack = (align >> m.gshift) - 1;
   const uint32_t sure_bin = n > std::numeric_limits<uint64_t>::max() - slack
@@ -481,7 +506,7 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
   }
   // Exhaustive: every free block that is large enough at all.
   for (uint32_t b = m.template find_bin<S>(m.template bin_of<S>(n)); b != kNoBin;
-       b = b + 1 < m.heads.size() ? m.template find_bin<S>(b + 1) : kNoBin) {
+       b = b + 1 < m.nbins ? m.template find_bin<S>(b + 1) : kNoBin) {
     for (uint32_t i = m.heads[b]; i != kNil; i = m.nodes[i].next_free) {
       const uint64_t pre = m.fit_offset(i, bytes, align);
       if (pre != UINT64_MAX) return m.template take<S>(i, kNoBin, pre, bytes, align);
@@ -655,7 +680,7 @@ Status Tlsf::check_invariants() const {
       return bad(strformat("first-level bitmap bit %u disagrees with the second level", fl));
     for (uint64_t w = m.sl_bitmap[fl]; w != 0; w &= w - 1) {
       const uint32_t b = (fl << m.sll) | static_cast<uint32_t>(std::countr_zero(w));
-      if (b >= m.heads.size() || (b & (slc - 1)) != static_cast<uint32_t>(std::countr_zero(w)))
+      if (b >= m.nbins || (b & (slc - 1)) != static_cast<uint32_t>(std::countr_zero(w)))
         return bad(strformat("second-level bitmap of level %u has a bit beyond %u bins", fl, slc));
       if (m.heads[b] == kNil) return bad(strformat("bin %u has its bit set but is empty", b));
       uint32_t p = kNil;
