@@ -7,6 +7,7 @@
 
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
+#include "tlsf_index.h"
 
 namespace rawgpu::memory {
 
@@ -36,85 +37,13 @@ struct Node {
 };
 static_assert(sizeof(Node) == 32);
 
-// Open-addressing hash set of allocated nodes, keyed by their start address (linear probing,
-// backward-shift deletion, Fibonacci hashing). Only allocated blocks are indexed: free() needs
-// them, nothing needs free blocks. A slot is just the 4-byte node index; the key is read from
-// the node, which free() touches next anyway, so a hit costs no extra cache line and the table
-// stays small at a low load factor (<= 1/8: probe chains are almost always one slot, which keeps
-// the probe loops predictable).
-class AddrIndex {
- public:
-  static constexpr unsigned kLoadShift = 4;  // count <= capacity / 16
-  void init() { rehash(nullptr, 64); }
-  uint32_t find(const Node* N, uint64_t key) const {
-    for (size_t i = slot(key);; i = (i + 1) & mask_) {
-      const uint32_t n = slots_[i];
-      if (n == kNil || N[n].addr == key) return n;
-    }
-  }
-  void insert(const Node* N, uint64_t key, uint32_t node) {
-    if ((++count_ << kLoadShift) > mask_ + 1) [[unlikely]]
-      rehash(N, (mask_ + 1) * 2);
-    uint32_t* s = slots_.data();
-    size_t i = slot(key);
-    while (s[i] != kNil) i = (i + 1) & mask_;
-    s[i] = node;
-  }
-  // Removes key and returns its node, or kNil (nothing changed) if it is not indexed.
-  uint32_t take(const Node* N, uint64_t key) {
-    uint32_t* s = slots_.data();
-    size_t i = slot(key);
-    uint32_t node;
-    for (;; i = (i + 1) & mask_) {
-      node = s[i];
-      if (node == kNil) return kNil;
-      if (N[node].addr == key) break;
-    }
-    // Backward-shift: move later entries of the probe chain into the hole.
-    size_t hole = i;
-    for (size_t j = (i + 1) & mask_; s[j] != kNil; j = (j + 1) & mask_) {
-      // Entry j may move to `hole` if its home is not in (hole, j] (cyclically).
-      const size_t home = slot(N[s[j]].addr);
-      if (((j - home) & mask_) >= ((j - hole) & mask_)) {
-        s[hole] = s[j];
-        hole = j;
-      }
-    }
-    s[hole] = kNil;
-    --count_;
-    return node;
-  }
-  size_t size() const { return count_; }
-  size_t capacity() const { return mask_ + 1; }
-  // Longest probe sequence (slots inspected by a successful find), for tests.
-  size_t max_probe(const Node* N) const {
-    size_t worst = 0;
-    for (size_t i = 0; i <= mask_; ++i)
-      if (slots_[i] != kNil) worst = std::max(worst, ((i - slot(N[slots_[i]].addr)) & mask_) + 1);
-    return worst;
-  }
-
- private:
-  size_t slot(uint64_t key) const {
-    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
-  }
-  [[gnu::noinline]] void rehash(const Node* N, size_t capacity) {
-    std::vector<uint32_t> old = std::move(slots_);
-    slots_.assign(capacity, kNil);
-    mask_ = capacity - 1;
-    shift_ = 64u - static_cast<unsigned>(std::countr_zero(capacity));
-    for (const uint32_t o : old) {
-      if (o == kNil) continue;
-      size_t i = slot(N[o].addr);
-      while (slots_[i] != kNil) i = (i + 1) & mask_;
-      slots_[i] = o;
-    }
-  }
-  std::vector<uint32_t> slots_;
-  size_t mask_ = 0;
-  unsigned shift_ = 0;
-  size_t count_ = 0;
+// The address index reads an allocation's start address from its node.
+struct NodeAddr {
+  const Node* N;
+  uint64_t operator()(uint32_t i) const { return N[i].addr; }
 };
+using AddrIndex = detail::AddrIndex<NodeAddr>;
+static_assert(AddrIndex::kEmpty == kNil);
 
 }  // namespace
 
@@ -330,7 +259,7 @@ struct Tlsf::Impl {
     n.next_free = static_cast<uint32_t>(std::countr_zero(align));
     used_bytes += n.size;
     ++used_blocks;
-    index.insert(N, n.addr, i);
+    index.insert(NodeAddr{N}, n.addr, i);
     return n.addr;
   }
 
@@ -433,7 +362,6 @@ Result<Tlsf> Tlsf::create(const TlsfConfig& c) {
   impl->gshift = log2_floor(c.min_block);
   impl->sll = log2_floor(c.sl_count);
   impl->nbins = 64u << impl->sll;
-  impl->index.init();
   impl->nodes.reserve(64);
   impl->nodes.push_back(Node{0, 0, kNil, kNil, kUsed, 0});  // the sentinel, index kNil
   impl->reserve_two();
@@ -518,7 +446,7 @@ Result<uint64_t> Tlsf::Impl::alloc_slow(uint64_t size, uint64_t align) {
 template <unsigned S>
 Status Tlsf::Impl::free_t(uint64_t addr) {
   Impl& m = *this;
-  uint32_t i = addr - m.base < m.size ? m.index.take(m.nodes.data(), addr) : kNil;
+  uint32_t i = addr - m.base < m.size ? m.index.take(NodeAddr{m.nodes.data()}, addr) : kNil;
   if (i == kNil) [[unlikely]]
     return m.free_error(addr);
   Node* N = m.nodes.data();
@@ -584,14 +512,14 @@ Status Tlsf::free(uint64_t addr) {
 }
 
 Result<uint64_t> Tlsf::size_of(uint64_t addr) const {
-  const uint32_t i = impl_->index.find(impl_->nodes.data(), addr);
+  const uint32_t i = impl_->index.find(NodeAddr{impl_->nodes.data()}, addr);
   if (i == kNil)
     return make_error(Errc::kNotFound, "no TLSF allocation starts at %s", hex(addr).c_str());
   return impl_->nodes[i].size;
 }
 
 bool Tlsf::is_allocated(uint64_t addr) const {
-  return impl_->index.find(impl_->nodes.data(), addr) != kNil;
+  return impl_->index.find(NodeAddr{impl_->nodes.data()}, addr) != kNil;
 }
 
 TlsfStats Tlsf::stats() const {
@@ -601,6 +529,14 @@ TlsfStats Tlsf::stats() const {
   s.largest_free = impl_->largest_free();
   s.used_blocks = impl_->used_blocks;
   s.free_blocks = impl_->free_blocks();
+  return s;
+}
+
+TlsfIndexStats Tlsf::index_stats() const {
+  TlsfIndexStats s;
+  s.entries = impl_->index.size();
+  s.capacity = impl_->index.capacity();
+  s.max_probe = impl_->index.max_probe(NodeAddr{impl_->nodes.data()});
   return s;
 }
 
@@ -641,7 +577,7 @@ Status Tlsf::check_invariants() const {
     if (nfree_) {
       freeb += n.size;
       ++nfree;
-      if (m.index.find(m.nodes.data(), n.addr) != kNil)
+      if (m.index.find(NodeAddr{m.nodes.data()}, n.addr) != kNil)
         return bad(strformat("free block %s is in the allocation index", hex(n.addr).c_str()));
     } else {
       used += n.size;
@@ -649,7 +585,7 @@ Status Tlsf::check_invariants() const {
       if (n.next_free >= 64 || n.addr % (uint64_t{1} << n.next_free) != 0)
         return bad(strformat("allocation %s is not aligned to %s", hex(n.addr).c_str(),
                              hex(uint64_t{1} << (n.next_free & 63)).c_str()));
-      if (m.index.find(m.nodes.data(), n.addr) != i)
+      if (m.index.find(NodeAddr{m.nodes.data()}, n.addr) != i)
         return bad(strformat("allocation %s is missing from the index", hex(n.addr).c_str()));
     }
     covered += n.size;
@@ -663,6 +599,8 @@ Status Tlsf::check_invariants() const {
       nfree != m.free_blocks())
     return bad("byte or block counters disagree with the blocks");
   if (m.index.size() != nused) return bad("allocation index size disagrees with the blocks");
+  if ((m.index.size() << AddrIndex::kLoadShift) > m.index.capacity())
+    return bad("allocation index is over its load limit");
   // Bins and bitmaps. Only non-empty bins are visited (the check runs after every operation in
   // the randomized tests); a free list hiding behind a clear bit is caught because every free
   // block's own bin bit must be set and every free block must be on some visited list.
