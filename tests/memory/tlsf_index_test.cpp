@@ -78,7 +78,7 @@ TEST(TlsfAddrIndex, RandomOperationsMatchAModel) {
   std::vector<uint64_t> present;
   std::mt19937_64 rng(11);
   size_t max_capacity = 0;
-  for (int op = 0; op < 100000; ++op) {
+  for (int op = 0; op < 60000; ++op) {
     const unsigned r = rng() % 100;
     if (r < 55 || present.empty()) {
       // Half random keys, half keys sharing their top 12 hash bits with one of 8 hot products.
