@@ -93,25 +93,23 @@ struct Tlsf::Impl {
     const unsigned shift = log2_floor(n | (uint64_t{1} << sll)) - sll;
     return static_cast<uint32_t>((uint64_t{shift} << sll) + (n >> shift));
   }
-  // The lowest bin whose every block holds at least n granules (kNoBin if there is none).
+  // The lowest bin whose every block holds at least n granules: n's own bin, or the next one
+  // when n is not the lower bound of its bin (bins are numbered contiguously across rows). For n
+  // near 2^64 this is row 64, which find_bin() treats as "none".
   template <unsigned S = 0>
   uint32_t fit_bin_of(uint64_t n) const {
     [[maybe_unused]] const unsigned sll = S ? S : this->sll;
     const unsigned shift = log2_floor(n | (uint64_t{1} << sll)) - sll;
     const uint64_t step = (uint64_t{1} << shift) - 1;
-    if (n > std::numeric_limits<uint64_t>::max() - step) [[unlikely]]
-      return kNoBin;
-    return bin_of<S>(n + step);
+    return static_cast<uint32_t>((uint64_t{shift} << sll) + (n >> shift)) + ((n & step) != 0);
   }
   // First non-empty bin at or above `from` (flat index), or kNoBin.
   template <unsigned S = 0>
   uint32_t find_bin(uint32_t from) const {
     [[maybe_unused]] const unsigned sll = S ? S : this->sll;
-    if (from == kNoBin) [[unlikely]]
-      return kNoBin;
     unsigned fl = from >> sll;
     const unsigned sl = from & ((1u << sll) - 1);
-    if (fl >= 64) [[unlikely]]
+    if (fl >= 64) [[unlikely]]  // also from == kNoBin
       return kNoBin;
     // Both candidates (a bin in this row, the first bin of the next non-empty row) are computed
     // and one is selected without a branch: which one applies is data-dependent. The top bit
