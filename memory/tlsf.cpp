@@ -1,22 +1,27 @@
 #include "rawgpu/memory/tlsf.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <limits>
 
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
+#include "tlsf_index.h"
 
 namespace rawgpu::memory {
 
 namespace {
 
-constexpr uint32_t kNil = std::numeric_limits<uint32_t>::max();
+// Node 0 is a sentinel: "no node" is index 0, so a link store that only matters when a neighbour
+// exists (N[next].prev_phys = i, N[head].prev_free = i, ...) can be done unconditionally and lands
+// in the sentinel otherwise. Nothing reads the sentinel's fields.
+constexpr uint32_t kNil = 0;
 constexpr uint32_t kNoBin = std::numeric_limits<uint32_t>::max();
 // prev_free of a block that is not on a free list: an allocation, or a recycled node slot.
-constexpr uint32_t kUsed = kNil - 1;
-constexpr uint32_t kDead = kNil - 2;
-constexpr uint32_t kMaxNodes = kNil - 3;
+constexpr uint32_t kUsed = std::numeric_limits<uint32_t>::max();
+constexpr uint32_t kDead = kUsed - 1;
+constexpr uint32_t kMaxNodes = kDead - 1;
 
 // One block, 32 bytes: the fields a list operation touches share a cache line. While a block is
 // allocated, prev_free is kUsed and next_free holds log2 of the requested alignment (for
@@ -32,78 +37,13 @@ struct Node {
 };
 static_assert(sizeof(Node) == 32);
 
-// Open-addressing hash map from allocation start to node index (linear probing, backward-shift
-// deletion, Fibonacci hashing). Only allocated blocks are indexed: free() needs them, nothing
-// needs free blocks.
-class AddrIndex {
- public:
-  void init() { rehash(64); }
-  uint32_t find(uint64_t key) const {
-    for (size_t i = slot(key);; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
-      if (s.node == kNil) return kNil;
-      if (s.key == key) return s.node;
-    }
-  }
-  void insert(uint64_t key, uint32_t node) {
-    if (++count_ * 4 > mask_ + 1) [[unlikely]]
-      rehash((mask_ + 1) * 2);  // load <= 1/4: short chains
-    Slot* s = slots_.data();
-    size_t i = slot(key);
-    while (s[i].node != kNil) i = (i + 1) & mask_;
-    s[i].key = key;
-    s[i].node = node;
-  }
-  // Removes key and returns its node, or kNil (nothing changed) if it is not indexed.
-  uint32_t take(uint64_t key) {
-    Slot* s = slots_.data();
-    size_t i = slot(key);
-    for (;; i = (i + 1) & mask_) {
-      if (s[i].node == kNil) return kNil;
-      if (s[i].key == key) break;
-    }
-    const uint32_t node = s[i].node;
-    // Backward-shift: move later entries of the probe chain into the hole.
-    size_t hole = i;
-    for (size_t j = (i + 1) & mask_; s[j].node != kNil; j = (j + 1) & mask_) {
-      // Entry j may move to `hole` if its home is not in (hole, j] (cyclically).
-      const size_t home = slot(s[j].key);
-      if (((j - home) & mask_) >= ((j - hole) & mask_)) {
-        s[hole] = s[j];
-        hole = j;
-      }
-    }
-    s[hole].node = kNil;
-    --count_;
-    return node;
-  }
-  size_t size() const { return count_; }
-
- private:
-  struct Slot {
-    uint64_t key = 0;
-    uint32_t node = kNil;
-  };
-  size_t slot(uint64_t key) const {
-    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
-  }
-  void rehash(size_t capacity) {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(capacity, Slot{});
-    mask_ = capacity - 1;
-    shift_ = 64u - static_cast<unsigned>(std::countr_zero(capacity));
-    for (const Slot& o : old) {
-      if (o.node == kNil) continue;
-      size_t i = slot(o.key);
-      while (slots_[i].node != kNil) i = (i + 1) & mask_;
-      slots_[i] = o;
-    }
-  }
-  std::vector<Slot> slots_;
-  size_t mask_ = 0;
-  unsigned shift_ = 0;
-  size_t count_ = 0;
+// The address index reads an allocation's start address from its node.
+struct NodeAddr {
+  const Node* N;
+  uint64_t operator()(uint32_t i) const { return N[i].addr; }
 };
+using AddrIndex = detail::AddrIndex<NodeAddr>;
+static_assert(AddrIndex::kEmpty == kNil);
 
 }  // namespace
 
@@ -115,8 +55,8 @@ struct Tlsf::Impl {
   unsigned gshift = 0;     // log2(granule)
   unsigned sll = 0;        // log2(second-level count)
   uint64_t fl_bitmap = 0;
-  std::vector<uint64_t> sl_bitmap;  // one word per first level
-  std::vector<uint32_t> heads;      // flat bin -> first free node
+  uint32_t nbins = 0;                    // 64 << sll
+  std::array<uint64_t, 64> sl_bitmap{};  // one word per first level
   std::vector<Node> nodes;
   uint32_t spare = kNil;  // recycled node slots, chained through next_phys
   uint32_t spare_count = 0;
@@ -126,10 +66,21 @@ struct Tlsf::Impl {
   uint64_t used_bytes = 0;
   uint64_t used_blocks = 0;
   uint64_t live_nodes = 0;
+  // Flat bin -> first free node (kNil: empty), sized for the largest second-level count; in the
+  // object rather than behind a pointer: one load less per list operation.
+  std::array<uint32_t, 64 * 64> heads{};
+  static_assert(kNil == 0, "value-initialized heads are empty lists");
 
-  // Free blocks have a list link or kNil in prev_free; kUsed and kDead are the two values below
-  // kNil (node indexes stay below kMaxNodes), so one add and compare tells them apart.
+  // Free blocks have a list link or kNil in prev_free; kUsed and kDead are the two largest
+  // values (node indexes stay below kMaxNodes), so one add and compare tells them apart.
   static bool is_free(const Node& n) { return static_cast<uint32_t>(n.prev_free - kDead) >= 2u; }
+
+  // Branch-free select: c ? a : b, written with masks so the compiler cannot turn it into a
+  // branch (used where the condition is data-dependent and mispredicts would dominate).
+  template <class T>
+  static T sel(bool c, T a, T b) {
+    return b ^ ((a ^ b) & (T{0} - static_cast<T>(c)));
+  }
 
   // ---- size classes (in granules) ----
   // Sizes below 2^sll granules get one exact bin each (bins 0 .. 2^sll - 1); above, each power
@@ -142,38 +93,47 @@ struct Tlsf::Impl {
     const unsigned shift = log2_floor(n | (uint64_t{1} << sll)) - sll;
     return static_cast<uint32_t>((uint64_t{shift} << sll) + (n >> shift));
   }
-  // The lowest bin whose every block holds at least n granules (kNoBin if there is none).
+  // The lowest bin whose every block holds at least n granules: n's own bin, or the next one
+  // when n is not the lower bound of its bin (bins are numbered contiguously across rows). For n
+  // near 2^64 this is row 64, which find_bin() treats as "none".
   template <unsigned S = 0>
   uint32_t fit_bin_of(uint64_t n) const {
     [[maybe_unused]] const unsigned sll = S ? S : this->sll;
     const unsigned shift = log2_floor(n | (uint64_t{1} << sll)) - sll;
     const uint64_t step = (uint64_t{1} << shift) - 1;
-    if (n > std::numeric_limits<uint64_t>::max() - step) [[unlikely]]
-      return kNoBin;
-    return bin_of<S>(n + step);
+    return static_cast<uint32_t>((uint64_t{shift} << sll) + (n >> shift)) + ((n & step) != 0);
   }
   // First non-empty bin at or above `from` (flat index), or kNoBin.
   template <unsigned S = 0>
   uint32_t find_bin(uint32_t from) const {
     [[maybe_unused]] const unsigned sll = S ? S : this->sll;
-    if (from == kNoBin) [[unlikely]]
-      return kNoBin;
     unsigned fl = from >> sll;
     const unsigned sl = from & ((1u << sll) - 1);
-    if (fl >= 64) [[unlikely]]
+    if (fl >= 64) [[unlikely]]  // also from == kNoBin
       return kNoBin;
+    // Both candidates (a bin in this row, the first bin of the next non-empty row) are computed
+    // and one is selected without a branch: which one applies is data-dependent. The top bit
+    // keeps ctz defined when a map is empty (that candidate is then not used).
     const uint64_t sl_map = sl_bitmap[fl] & (~uint64_t{0} << sl);
-    if (sl_map != 0) return (fl << sll) | static_cast<unsigned>(std::countr_zero(sl_map));
-    const uint64_t fl_map = fl_bitmap & (~uint64_t{1} << fl);  // levels above fl
-    if (fl_map == 0) return kNoBin;
-    fl = static_cast<unsigned>(std::countr_zero(fl_map));
-    return (fl << sll) | static_cast<unsigned>(std::countr_zero(sl_bitmap[fl]));
+    const uint64_t fl_map = fl_bitmap & (~uint64_t{1} << fl);  // rows above fl
+    if ((sl_map | fl_map) == 0) [[unlikely]]
+      return kNoBin;
+    constexpr uint64_t kTop = uint64_t{1} << 63;
+    const unsigned up = static_cast<unsigned>(std::countr_zero(fl_map | kTop));
+    const uint32_t here_bin = (fl << sll) | static_cast<unsigned>(std::countr_zero(sl_map | kTop));
+    const uint32_t up_bin =
+        (up << sll) | static_cast<unsigned>(std::countr_zero(sl_bitmap[up] | kTop));
+    return sel(sl_map != 0, here_bin, up_bin);
   }
 
   // ---- node pool ----
   // Makes sure two slots are spare, so that take() never reallocates `nodes` midway.
   void reserve_two() {
-    while (spare_count < 2) [[unlikely]] {
+    if (spare_count < 2) [[unlikely]]
+      grow_nodes();
+  }
+  [[gnu::noinline]] void grow_nodes() {
+    while (spare_count < 2) {
       RG_CHECK(nodes.size() < kMaxNodes, "TLSF node pool exhausted");
       nodes.push_back(Node{0, 0, kNil, spare, kDead, kNil});
       spare = static_cast<uint32_t>(nodes.size() - 1);
@@ -197,6 +157,11 @@ struct Tlsf::Impl {
   }
 
   // ---- free lists ----
+  // Branch-free list updates: the free lists of the common workloads are zero to two nodes long,
+  // so "does the list have a neighbour" is a coin flip for the branch predictor (each miss costs
+  // more than the handful of ALU ops below). A store that only applies when a neighbour exists
+  // goes to node i itself otherwise (i's list fields are rewritten anyway); bitmap bits are set
+  // or cleared by data.
   template <unsigned S = 0>
   void link_free(Node* N, uint32_t i) {
     [[maybe_unused]] const unsigned sll = S ? S : this->sll;
@@ -206,30 +171,23 @@ struct Tlsf::Impl {
     n.prev_free = kNil;
     n.next_free = h;
     heads[b] = i;
-    if (h != kNil) {
-      N[h].prev_free = i;
-    } else {
-      sl_bitmap[b >> sll] |= uint64_t{1} << (b & ((1u << sll) - 1));
-      fl_bitmap |= uint64_t{1} << (b >> sll);
-    }
+    N[h].prev_free = i;  // the sentinel if the list was empty
+    sl_bitmap[b >> sll] |= uint64_t{1} << (b & ((1u << sll) - 1));
+    fl_bitmap |= uint64_t{1} << (b >> sll);
   }
   template <unsigned S = 0>
   void unlink_free(Node* N, uint32_t i) {
     [[maybe_unused]] const unsigned sll = S ? S : this->sll;
     const Node& n = N[i];
     const uint32_t pf = n.prev_free, nf = n.next_free;
-    if (nf != kNil) N[nf].prev_free = pf;
-    if (pf != kNil) {
-      N[pf].next_free = nf;
-      return;
-    }
     const uint32_t b = bin_of<S>(n.size >> gshift);
-    heads[b] = nf;
-    if (nf == kNil) {
-      uint64_t& w = sl_bitmap[b >> sll];
-      w &= ~(uint64_t{1} << (b & ((1u << sll) - 1)));
-      if (w == 0) fl_bitmap &= ~(uint64_t{1} << (b >> sll));
-    }
+    N[nf].prev_free = pf;  // sentinel stores when i is last / first
+    N[pf].next_free = nf;
+    heads[b] = sel(pf == kNil, nf, heads[b]);
+    const uint64_t emptied = (pf | nf) == kNil;  // i was the only node
+    uint64_t& w = sl_bitmap[b >> sll];
+    w &= ~(emptied << (b & ((1u << sll) - 1)));
+    fl_bitmap &= ~(uint64_t{w == 0} << (b >> sll));
   }
 
   // Removes i, known to be the head of bin b's list.
@@ -238,13 +196,10 @@ struct Tlsf::Impl {
     [[maybe_unused]] const unsigned sll = S ? S : this->sll;
     const uint32_t nf = N[i].next_free;
     heads[b] = nf;
-    if (nf != kNil) {
-      N[nf].prev_free = kNil;
-    } else {
-      uint64_t& w = sl_bitmap[b >> sll];
-      w &= ~(uint64_t{1} << (b & ((1u << sll) - 1)));
-      if (w == 0) fl_bitmap &= ~(uint64_t{1} << (b >> sll));
-    }
+    N[nf].prev_free = kNil;
+    uint64_t& w = sl_bitmap[b >> sll];
+    w &= ~(uint64_t{nf == kNil} << (b & ((1u << sll) - 1)));
+    fl_bitmap &= ~(uint64_t{w == 0} << (b >> sll));
   }
 
   // Offset into block i where an aligned allocation of `bytes` would start, or UINT64_MAX.
@@ -293,7 +248,7 @@ struct Tlsf::Impl {
       tn.size = n.size - bytes;
       tn.prev_phys = i;
       tn.next_phys = n.next_phys;
-      if (n.next_phys != kNil) N[n.next_phys].prev_phys = t;
+      N[n.next_phys].prev_phys = t;
       n.next_phys = t;
       n.size = bytes;
       link_free<S>(N, t);
@@ -302,7 +257,7 @@ struct Tlsf::Impl {
     n.next_free = static_cast<uint32_t>(std::countr_zero(align));
     used_bytes += n.size;
     ++used_blocks;
-    index.insert(n.addr, i);
+    index.insert(NodeAddr{N}, n.addr, i);
     return n.addr;
   }
 
@@ -329,6 +284,8 @@ struct Tlsf::Impl {
   [[gnu::always_inline]] inline Result<uint64_t> alloc_t(uint64_t size, uint64_t align);
   template <unsigned S>
   [[gnu::always_inline]] inline Status free_t(uint64_t addr);
+  template <unsigned S>
+  [[gnu::noinline]] Result<uint64_t> alloc_slow(uint64_t size, uint64_t align);
   [[gnu::noinline]] Result<uint64_t> alloc_other(uint64_t size, uint64_t align);
   [[gnu::noinline]] Status free_other(uint64_t addr);
 
@@ -402,10 +359,9 @@ Result<Tlsf> Tlsf::create(const TlsfConfig& c) {
   impl->max_align = std::max(c.size, c.min_block);
   impl->gshift = log2_floor(c.min_block);
   impl->sll = log2_floor(c.sl_count);
-  impl->sl_bitmap.assign(64, 0);
-  impl->heads.assign(size_t{64} << impl->sll, kNil);
-  impl->index.init();
+  impl->nbins = 64u << impl->sll;
   impl->nodes.reserve(64);
+  impl->nodes.push_back(Node{0, 0, kNil, kNil, kUsed, 0});  // the sentinel, index kNil
   impl->reserve_two();
   Node* N = impl->nodes.data();
   const uint32_t n = impl->pop_node(N);
@@ -434,10 +390,7 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
     // Plain good fit: the first block of the first bin that guarantees a fit.
     if (good != kNoBin) [[likely]]
       return m.template take<S>(m.heads[good], good, 0, bytes, align);
-    // Blocks in n's own bin may still be large enough.
-    for (uint32_t i = m.heads[m.template bin_of<S>(n)]; i != kNil; i = m.nodes[i].next_free)
-      if (m.nodes[i].size >= bytes) return m.template take<S>(i, kNoBin, 0, bytes, align);
-    return m.out_of_space(size, align);
+    return m.template alloc_slow<S>(size, align);
   }
 
   // Aligned: first the head of the ordinary good-fit bin (usually large enough to absorb the
@@ -445,6 +398,24 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
   if (good != kNoBin) [[likely]] {
     const uint64_t pre = m.fit_offset(m.heads[good], bytes, align);
     if (pre != UINT64_MAX) return m.template take<S>(m.heads[good], good, pre, bytes, align);
+  }
+  return m.template alloc_slow<S>(size, align);
+}
+
+// Everything after the head of the good-fit bin: out of line, so that the hot path above keeps
+// its values in registers.
+template <unsigned S>
+Result<uint64_t> Tlsf::Impl::alloc_slow(uint64_t size, uint64_t align) {
+  Impl& m = *this;
+  align = std::max(align, m.granule);
+  const uint64_t bytes = (size + m.granule - 1) & ~(m.granule - 1);
+  const uint64_t n = bytes >> m.gshift;
+  if (align == m.granule) {
+    // Blocks in n's own bin may still be large enough.
+    const uint32_t own = m.template bin_of<S>(n);
+    for (uint32_t i = m.heads[own]; i != kNil; i = m.nodes[i].next_free)
+      if (m.nodes[i].size >= bytes) return m.template take<S>(i, kNoBin, 0, bytes, align);
+    return m.out_of_space(size, align);
   }
   const uint64_t slack = (align >> m.gshift) - 1;
   const uint32_t sure_bin = n > std::numeric_limits<uint64_t>::max() - slack
@@ -461,7 +432,7 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
   }
   // Exhaustive: every free block that is large enough at all.
   for (uint32_t b = m.template find_bin<S>(m.template bin_of<S>(n)); b != kNoBin;
-       b = b + 1 < m.heads.size() ? m.template find_bin<S>(b + 1) : kNoBin) {
+       b = b + 1 < m.nbins ? m.template find_bin<S>(b + 1) : kNoBin) {
     for (uint32_t i = m.heads[b]; i != kNil; i = m.nodes[i].next_free) {
       const uint64_t pre = m.fit_offset(i, bytes, align);
       if (pre != UINT64_MAX) return m.template take<S>(i, kNoBin, pre, bytes, align);
@@ -473,7 +444,7 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
 template <unsigned S>
 Status Tlsf::Impl::free_t(uint64_t addr) {
   Impl& m = *this;
-  uint32_t i = addr - m.base < m.size ? m.index.take(addr) : kNil;
+  uint32_t i = addr - m.base < m.size ? m.index.take(NodeAddr{m.nodes.data()}, addr) : kNil;
   if (i == kNil) [[unlikely]]
     return m.free_error(addr);
   Node* N = m.nodes.data();
@@ -489,7 +460,7 @@ Status Tlsf::Impl::free_t(uint64_t addr) {
     m.drop_node(N, i);
     i = prev;
     N[i].next_phys = next;
-    if (next != kNil) N[next].prev_phys = i;
+    N[next].prev_phys = i;
   }
   // Coalesce with the next block: this one absorbs it.
   if (next != kNil && is_free(N[next])) {
@@ -497,7 +468,7 @@ Status Tlsf::Impl::free_t(uint64_t addr) {
     bytes += N[next].size;
     const uint32_t after = N[next].next_phys;
     N[i].next_phys = after;
-    if (after != kNil) N[after].prev_phys = i;
+    N[after].prev_phys = i;
     m.drop_node(N, next);
   }
   N[i].size = bytes;
@@ -539,13 +510,15 @@ Status Tlsf::free(uint64_t addr) {
 }
 
 Result<uint64_t> Tlsf::size_of(uint64_t addr) const {
-  const uint32_t i = impl_->index.find(addr);
+  const uint32_t i = impl_->index.find(NodeAddr{impl_->nodes.data()}, addr);
   if (i == kNil)
     return make_error(Errc::kNotFound, "no TLSF allocation starts at %s", hex(addr).c_str());
   return impl_->nodes[i].size;
 }
 
-bool Tlsf::is_allocated(uint64_t addr) const { return impl_->index.find(addr) != kNil; }
+bool Tlsf::is_allocated(uint64_t addr) const {
+  return impl_->index.find(NodeAddr{impl_->nodes.data()}, addr) != kNil;
+}
 
 TlsfStats Tlsf::stats() const {
   TlsfStats s;
@@ -554,6 +527,14 @@ TlsfStats Tlsf::stats() const {
   s.largest_free = impl_->largest_free();
   s.used_blocks = impl_->used_blocks;
   s.free_blocks = impl_->free_blocks();
+  return s;
+}
+
+TlsfIndexStats Tlsf::index_stats() const {
+  TlsfIndexStats s;
+  s.entries = impl_->index.size();
+  s.capacity = impl_->index.capacity();
+  s.max_probe = impl_->index.max_probe(NodeAddr{impl_->nodes.data()});
   return s;
 }
 
@@ -594,7 +575,7 @@ Status Tlsf::check_invariants() const {
     if (nfree_) {
       freeb += n.size;
       ++nfree;
-      if (m.index.find(n.addr) != kNil)
+      if (m.index.find(NodeAddr{m.nodes.data()}, n.addr) != kNil)
         return bad(strformat("free block %s is in the allocation index", hex(n.addr).c_str()));
     } else {
       used += n.size;
@@ -602,7 +583,7 @@ Status Tlsf::check_invariants() const {
       if (n.next_free >= 64 || n.addr % (uint64_t{1} << n.next_free) != 0)
         return bad(strformat("allocation %s is not aligned to %s", hex(n.addr).c_str(),
                              hex(uint64_t{1} << (n.next_free & 63)).c_str()));
-      if (m.index.find(n.addr) != i)
+      if (m.index.find(NodeAddr{m.nodes.data()}, n.addr) != i)
         return bad(strformat("allocation %s is missing from the index", hex(n.addr).c_str()));
     }
     covered += n.size;
@@ -616,6 +597,8 @@ Status Tlsf::check_invariants() const {
       nfree != m.free_blocks())
     return bad("byte or block counters disagree with the blocks");
   if (m.index.size() != nused) return bad("allocation index size disagrees with the blocks");
+  if ((m.index.size() << AddrIndex::kLoadShift) > m.index.capacity())
+    return bad("allocation index is over its load limit");
   // Bins and bitmaps. Only non-empty bins are visited (the check runs after every operation in
   // the randomized tests); a free list hiding behind a clear bit is caught because every free
   // block's own bin bit must be set and every free block must be on some visited list.
@@ -633,7 +616,7 @@ Status Tlsf::check_invariants() const {
       return bad(strformat("first-level bitmap bit %u disagrees with the second level", fl));
     for (uint64_t w = m.sl_bitmap[fl]; w != 0; w &= w - 1) {
       const uint32_t b = (fl << m.sll) | static_cast<uint32_t>(std::countr_zero(w));
-      if (b >= m.heads.size() || (b & (slc - 1)) != static_cast<uint32_t>(std::countr_zero(w)))
+      if (b >= m.nbins || (b & (slc - 1)) != static_cast<uint32_t>(std::countr_zero(w)))
         return bad(strformat("second-level bitmap of level %u has a bit beyond %u bins", fl, slc));
       if (m.heads[b] == kNil) return bad(strformat("bin %u has its bit set but is empty", b));
       uint32_t p = kNil;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <vector>
@@ -240,6 +242,87 @@ TEST(Tlsf, TypedAddressAllocator) {
   EXPECT_EQ(*va->size_of(*a), 2u << 20);
   EXPECT_TRUE(va->free(*a).ok());
   EXPECT_TRUE(va->free(*a).error().is(Errc::kAlreadyExists));
+}
+
+// --- The address index (open addressing, backward-shift deletion) ------------------------------
+
+// Many live allocations: the index grows through several rehashes, stays within its load limit,
+// finds every allocation, and deleting in random order (backward shifts across wrapped probe
+// chains) loses none of the others.
+TEST(TlsfIndex, GrowsAndDeletesUnderManyLiveBlocks) {
+  Tlsf t = make(uint64_t{1} << 26, 0x100000, 16, 32);
+  EXPECT_EQ(t.index_stats().entries, 0u);
+  const uint64_t initial_capacity = t.index_stats().capacity;
+  std::mt19937_64 rng(7);
+  std::vector<std::pair<uint64_t, uint64_t>> live;  // addr, rounded size
+  constexpr int kBlocks = 60000;
+  for (int k = 0; k < kBlocks; ++k) {
+    const uint64_t size = 16 * (1 + rng() % 16);
+    const uint64_t align = uint64_t{16} << (rng() % 4);
+    auto a = t.alloc(size, align);
+    ASSERT_TRUE(a.ok()) << a.error().to_string();
+    live.push_back({*a, size});
+    if (k % 10000 == 0) {
+      const TlsfIndexStats s = t.index_stats();
+      EXPECT_EQ(s.entries, live.size());
+      EXPECT_LE(s.entries * 16, s.capacity);
+    }
+  }
+  const TlsfIndexStats grown = t.index_stats();
+  EXPECT_EQ(grown.entries, uint64_t{kBlocks});
+  EXPECT_GE(grown.capacity, uint64_t{kBlocks} * 16);
+  EXPECT_GT(grown.capacity, initial_capacity);
+  // Fibonacci hashing of these addresses keeps probe chains short even with 60000 entries.
+  EXPECT_LE(grown.max_probe, 8u) << "capacity " << grown.capacity;
+  std::printf("%llu entries, capacity %llu, max probe %llu\n",
+              static_cast<unsigned long long>(grown.entries),
+              static_cast<unsigned long long>(grown.capacity),
+              static_cast<unsigned long long>(grown.max_probe));
+  ASSERT_INVARIANTS(t);
+  for (const auto& [a, size] : live) ASSERT_EQ(*t.size_of(a), size);
+  // Free a random half, checking that every survivor is still found.
+  std::shuffle(live.begin(), live.end(), rng);
+  for (int k = 0; k < kBlocks / 2; ++k) {
+    ASSERT_TRUE(t.free(live.back().first).ok());
+    ASSERT_FALSE(t.is_allocated(live.back().first));
+    live.pop_back();
+  }
+  for (const auto& [a, size] : live) ASSERT_EQ(*t.size_of(a), size) << a;
+  ASSERT_INVARIANTS(t);
+  for (const auto& [a, size] : live) ASSERT_TRUE(t.free(a).ok());
+  EXPECT_EQ(t.index_stats().entries, 0u);
+  EXPECT_EQ(t.stats().free_blocks, 1u);
+  ASSERT_INVARIANTS(t);
+}
+
+// Addresses with many trailing zero bits (2 MiB and 64 GiB aligned blocks in a 2^48 range, the
+// GPU VA case) must not collide in the index: its hash uses the high bits of a multiplication.
+TEST(TlsfIndex, AlignedAddressesKeepProbeChainsShort) {
+  for (const uint64_t step : {uint64_t{2} << 20, uint64_t{64} << 30}) {
+    Tlsf t = make(uint64_t{1} << 48, uint64_t{1} << 47, 4096, 32);
+    std::vector<uint64_t> addrs;
+    const int n = step == (uint64_t{2} << 20) ? 20000 : 4000;
+    for (int k = 0; k < n; ++k) {
+      auto a = t.alloc(step, step);
+      ASSERT_TRUE(a.ok()) << a.error().to_string();
+      ASSERT_EQ(*a % step, 0u);
+      addrs.push_back(*a);
+    }
+    const TlsfIndexStats s = t.index_stats();
+    EXPECT_EQ(s.entries, uint64_t(n));
+    EXPECT_LE(s.max_probe, 4u) << "step " << step;
+    std::printf("step %llu: %llu entries, capacity %llu, max probe %llu\n",
+                static_cast<unsigned long long>(step), static_cast<unsigned long long>(s.entries),
+                static_cast<unsigned long long>(s.capacity),
+                static_cast<unsigned long long>(s.max_probe));
+    // Every other block freed and the rest still found: deletions inside probe chains.
+    for (size_t k = 0; k < addrs.size(); k += 2) ASSERT_TRUE(t.free(addrs[k]).ok());
+    for (size_t k = 1; k < addrs.size(); k += 2) ASSERT_TRUE(t.is_allocated(addrs[k]));
+    for (size_t k = 0; k < 64; k += 2) {  // (the error path walks the blocks: a few suffice)
+      ASSERT_TRUE(t.free(addrs[k]).error().is(Errc::kAlreadyExists));
+    }
+    ASSERT_INVARIANTS(t);
+  }
 }
 
 // --- Model-based randomized test ------------------------------------------------------------

@@ -51,6 +51,13 @@ struct TlsfStats {
   }
 };
 
+// The address -> allocation index (an open-addressing hash table; for tests and tuning).
+struct TlsfIndexStats {
+  uint64_t entries = 0;    // live allocations
+  uint64_t capacity = 0;   // slots (a power of two; entries <= capacity / 16)
+  uint64_t max_probe = 0;  // the most slots a successful lookup inspects (1: no collision)
+};
+
 class Tlsf {
  public:
   static Result<Tlsf> create(const TlsfConfig& config);
@@ -72,6 +79,7 @@ class Tlsf {
   bool is_allocated(uint64_t addr) const;
 
   TlsfStats stats() const;
+  TlsfIndexStats index_stats() const;  // O(capacity)
   uint64_t base() const;
   uint64_t size() const;
   uint64_t min_block() const;

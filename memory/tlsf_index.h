@@ -1,0 +1,100 @@
+// The TLSF allocator's address index: an open-addressing hash set of node ids keyed by a 64-bit
+// address (linear probing, backward-shift deletion, Fibonacci hashing). Private to memory/
+// (tlsf.cpp and its tests).
+//
+// A slot is just the 4-byte node id; the key is read through `key_of(id)` (the allocator reads
+// it from the node, which free() touches next anyway, so a hit costs no extra cache line). The
+// load factor stays <= 1/16: the table then takes 64 bytes per live allocation and probe chains
+// are almost always one slot long, which keeps the probe loops predictable. Id 0 means "empty"
+// and is never stored.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rawgpu::memory::detail {
+
+template <class KeyOf>
+class AddrIndex {
+ public:
+  static constexpr uint32_t kEmpty = 0;
+  static constexpr unsigned kLoadShift = 4;  // size() <= capacity() / 16
+
+  AddrIndex() { rehash(KeyOf{}, 64); }
+
+  // The id stored under key, or kEmpty.
+  uint32_t find(const KeyOf& key_of, uint64_t key) const {
+    for (size_t i = slot(key);; i = (i + 1) & mask_) {
+      const uint32_t n = slots_[i];
+      if (n == kEmpty || key_of(n) == key) return n;
+    }
+  }
+  // Adds id (not kEmpty) under key_of(id) == key, which must not be present.
+  void insert(const KeyOf& key_of, uint64_t key, uint32_t id) {
+    if ((++count_ << kLoadShift) > mask_ + 1) [[unlikely]]
+      rehash(key_of, (mask_ + 1) * 2);
+    uint32_t* s = slots_.data();
+    size_t i = slot(key);
+    while (s[i] != kEmpty) i = (i + 1) & mask_;
+    s[i] = id;
+  }
+  // Removes key and returns its id, or kEmpty (nothing changed) if it is not present.
+  uint32_t take(const KeyOf& key_of, uint64_t key) {
+    uint32_t* s = slots_.data();
+    size_t i = slot(key);
+    uint32_t id;
+    for (;; i = (i + 1) & mask_) {
+      id = s[i];
+      if (id == kEmpty) return kEmpty;
+      if (key_of(id) == key) break;
+    }
+    // Backward shift: move later entries of the probe chain into the hole.
+    size_t hole = i;
+    for (size_t j = (i + 1) & mask_; s[j] != kEmpty; j = (j + 1) & mask_) {
+      // Entry j may move to `hole` if its home is not in (hole, j] (cyclically).
+      const size_t home = slot(key_of(s[j]));
+      if (((j - home) & mask_) >= ((j - hole) & mask_)) {
+        s[hole] = s[j];
+        hole = j;
+      }
+    }
+    s[hole] = kEmpty;
+    --count_;
+    return id;
+  }
+  size_t size() const { return count_; }
+  size_t capacity() const { return mask_ + 1; }
+  // Longest probe sequence (slots inspected by a successful find). O(capacity).
+  size_t max_probe(const KeyOf& key_of) const {
+    size_t worst = 0;
+    for (size_t i = 0; i <= mask_; ++i)
+      if (slots_[i] != kEmpty) worst = std::max(worst, ((i - slot(key_of(slots_[i]))) & mask_) + 1);
+    return worst;
+  }
+  // Home slot of a key (tests use it to build colliding keys).
+  size_t slot(uint64_t key) const { return static_cast<size_t>((key * kFibonacci) >> shift_); }
+  static constexpr uint64_t kFibonacci = 0x9E3779B97F4A7C15ull;  // 2^64 / golden ratio, odd
+
+ private:
+  [[gnu::noinline]] void rehash(const KeyOf& key_of, size_t capacity) {
+    std::vector<uint32_t> old = std::move(slots_);
+    slots_.assign(capacity, kEmpty);
+    mask_ = capacity - 1;
+    shift_ = 64u - static_cast<unsigned>(std::countr_zero(capacity));
+    for (const uint32_t o : old) {
+      if (o == kEmpty) continue;
+      size_t i = slot(key_of(o));
+      while (slots_[i] != kEmpty) i = (i + 1) & mask_;
+      slots_[i] = o;
+    }
+  }
+  std::vector<uint32_t> slots_;
+  size_t mask_ = 0;
+  unsigned shift_ = 0;
+  size_t count_ = 0;
+};
+
+}  // namespace rawgpu::memory::detail
