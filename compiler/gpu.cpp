@@ -16,6 +16,7 @@
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/process.h"
 #include "rawgpu/compiler/rewrite.h"
+#include "rawgpu/compiler/tensor_core.h"
 #include "rawgpu/drivers/amd/code_object.h"
 #include "rawgpu/drivers/nv/cubin.h"
 
@@ -103,6 +104,13 @@ Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions&
     return make_error(Errc::kInvalidArgument, "gpu_lower: the kernel root must be a SINK");
   Context& c = sink->ctx();
   GpuKernel k;
+  if (opt.tensor_cores) {
+    if (!opt.local.empty() || opt.group > 1)
+      return make_error(Errc::kInvalidArgument,
+                        "gpu_lower: tensor cores cannot be combined with LOCAL/GROUP");
+    const TensorCore tc = RG_TRY(tensor_core_for(target));
+    sink = RG_TRY(tc_lower(sink, tc, &k.applied_opts));
+  }
   if (target.arch == GpuArch::kHost) {
     k.ast = sink;
     return k;

@@ -46,6 +46,11 @@ struct GpuOptions {
   // it divides is split across this many threads of a work-group, partials meet in local
   // memory. 0: off. Output axes then get work-group size 1.
   int64_t group = 0;
+  // Tensor cores (tensor_core.h): lower the kernel's matmul (f16/bf16 inputs, f32 accumulate) to
+  // the target's WMMA/MFMA/mma.sync, one wave per output tile. Typed KernelOptError when the
+  // kernel is not such a matmul, its sizes are not multiples of the tile, or the target has no
+  // tensor core (host). Excludes `local` and `group`.
+  bool tensor_cores = false;
   int opt_level = 3;
   // NVIDIA: run ptxas (when installed) to produce and parse a cubin.
   bool assemble = true;
