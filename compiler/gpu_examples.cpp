@@ -9,9 +9,9 @@
 namespace rawgpu::compiler {
 namespace {
 
-constexpr std::string_view kNames[] = {"elementwise", "reduce_row", "softmax",
-                                       "matmul",      "conv2d",     "layernorm",
-                                       "attention",   "matmul_tc",  "matmul_tc_bf16"};
+constexpr std::string_view kNames[] = {"elementwise",    "reduce_row",   "softmax",   "matmul",
+                                       "conv2d",         "layernorm",    "attention", "matmul_tc",
+                                       "matmul_tc_bf16", "elementwise_n"};
 
 struct B {
   Context& c;
@@ -157,6 +157,15 @@ Result<GpuExample> gpu_example(Context& ctx, std::string_view name) {
     e.sink = k.sink({k.store(out, qi * D + di, o * k.un(Op::kRecip, l))});
     e.description =
         "attention head 128x128, d=64 f32: softmax(Q.K^T/sqrt(d)).V fused (max, sum, P.V)";
+  } else if (name == "elementwise_n") {
+    // out[i] = a[i] * 2 + 1 for i < n, n a launch-time variable in [1, 2^20]: the work-group
+    // count is ceil(n / 256) (GpuKernel::global_expr), threads past n are masked.
+    const int64_t cap = 1 << 20;
+    Ref n = ctx.var("n", 1, cap);
+    Ref out = k.buffer(0, cap), a = k.buffer(1, cap);
+    Ref i = ctx.range(n, 0, kAxisLoop);
+    e.sink = k.sink({k.store(out, i, k.load(a, i) * k.f(2.0) + k.f(1.0))});
+    e.description = "elementwise over a symbolic n <= 2^20 (symbolic launch size, gated tail)";
   } else if (name == "matmul_tc" || name == "matmul_tc_bf16") {
     // C[i, j] = sum_k f32(A[i, k]) * f32(B[k, j]), A and B f16 (bf16), C f32, 256x256x256, on the
     // target's tensor cores (tensor_core.h; the host has none: kUnsupported).
@@ -176,7 +185,7 @@ Result<GpuExample> gpu_example(Context& ctx, std::string_view name) {
     return std::move(
         make_error(Errc::kNotFound, "no example kernel '%.*s'", int(name.size()), name.data())
             .with_hint("examples: elementwise reduce_row softmax matmul conv2d "
-                       "layernorm attention matmul_tc matmul_tc_bf16"));
+                       "layernorm attention matmul_tc matmul_tc_bf16 elementwise_n"));
   }
   return e;
 }
