@@ -200,6 +200,8 @@ std::string check_tensor_core(const Node& n) {
   Ref f = n.src(0);
   if (f->op() == Op::kReduce) f = f->src(0);
   if (f->op() != Op::kWmma) return "GEP source must be a WMMA fragment (or a REDUCE over one)";
+  if (f->arg().kind() != ArgKind::kInts || f->arg().as_ints().size() != 4)
+    return "GEP source WMMA has no fragment size";
   if (n.arg().as_int() < 0 || n.arg().as_int() >= f->arg().as_ints()[3])
     return "element out of the fragment";
   if (n.dtype() != f->dtype()) return "GEP dtype must be the fragment's";
