@@ -16,6 +16,8 @@
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/process.h"
 #include "rawgpu/compiler/rewrite.h"
+#include "rawgpu/compiler/symbolic.h"
+#include "rawgpu/compiler/tensor_core.h"
 #include "rawgpu/drivers/amd/code_object.h"
 #include "rawgpu/drivers/nv/cubin.h"
 
@@ -103,6 +105,13 @@ Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions&
     return make_error(Errc::kInvalidArgument, "gpu_lower: the kernel root must be a SINK");
   Context& c = sink->ctx();
   GpuKernel k;
+  if (opt.tensor_cores) {
+    if (!opt.local.empty() || opt.group > 1)
+      return make_error(Errc::kInvalidArgument,
+                        "gpu_lower: tensor cores cannot be combined with LOCAL/GROUP");
+    const TensorCore tc = RG_TRY(tensor_core_for(target));
+    sink = RG_TRY(tc_lower(sink, tc, &k.applied_opts));
+  }
   if (target.arch == GpuArch::kHost) {
     k.ast = sink;
     return k;
@@ -197,11 +206,13 @@ Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions&
       return a->arg().as_ints()[0] < b->arg().as_ints()[0] ||
              (a->arg().as_ints()[0] == b->arg().as_ints()[0] && a->id() < b->id());
     });
+    // Symbolic output sizes (expressions of DEFINE_VARs) become symbolic work-group counts
+    // (ceil(size / local)); the threads past the size are gated off every global access.
     for (Ref r : outs)
-      if (r->src(0)->op() != Op::kConst)
+      if (r->src(0)->op() != Op::kConst && lanes > 1)
         return make_error(Errc::kUnsupported,
-                          "gpu_lower: output axis %lld has a symbolic size; GPU launch sizes "
-                          "are constant for now",
+                          "gpu_lower: output axis %lld has a symbolic size; GROUP needs constant "
+                          "output sizes",
                           (long long)r->arg().as_ints()[0]);
     std::unordered_map<Ref, Ref> sub;
     if (lanes > 1) {
@@ -220,9 +231,18 @@ Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions&
     }
     std::vector<std::vector<Ref>> groups;
     for (Ref r : outs) groups.push_back({r});
+    // Constant size of a group of axes, -1 when one is symbolic; gexpr: the size as a node.
     auto gsize = [](const std::vector<Ref>& g) {
       int64_t s = 1;
-      for (Ref r : g) s *= r->src(0)->arg().as_int();
+      for (Ref r : g) {
+        if (r->src(0)->op() != Op::kConst) return int64_t(-1);
+        s *= r->src(0)->arg().as_int();
+      }
+      return s;
+    };
+    auto gexpr = [&](const std::vector<Ref>& g) {
+      Ref s;
+      for (Ref r : g) s = s ? s * r->src(0) : r->src(0);
       return s;
     };
     while (groups.size() > 3) {  // too many dims: merge the outermost two
@@ -244,8 +264,9 @@ Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions&
         return make_error(Errc::kUnsupported,
                           "gpu_lower: explicit local sizes need at most 3 output axes");
       for (size_t i = 0; i < outs.size(); ++i) {
-        const int64_t n = outs[i]->src(0)->arg().as_int();
-        if (opt.local[i] < 1 || n % opt.local[i] != 0)
+        const bool sym = outs[i]->src(0)->op() != Op::kConst;
+        const int64_t n = sym ? 0 : outs[i]->src(0)->arg().as_int();
+        if (opt.local[i] < 1 || (!sym && n % opt.local[i] != 0))
           return make_error(Errc::kInvalidArgument,
                             "gpu_lower: local size %lld does not divide output axis %zu of "
                             "size %lld",
@@ -256,8 +277,15 @@ Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions&
       int64_t budget = std::min<int64_t>(opt.default_threads, target.max_threads);
       for (size_t gi = groups.size(); gi-- > 0;) {
         const size_t d = groups.size() - 1 - gi;
-        lsz[gi] = largest_divisor_at_most(gsize(groups[gi]),
-                                          std::min<int64_t>(budget, target.max_local[d]));
+        const int64_t cap = std::min<int64_t>(budget, target.max_local[d]);
+        if (gsize(groups[gi]) < 0) {
+          // Symbolic: the largest power of two within the budget and the size's upper bound.
+          const int64_t hi = gexpr(groups[gi])->vmax();
+          lsz[gi] = 1;
+          while (lsz[gi] * 2 <= cap && lsz[gi] * 2 <= hi) lsz[gi] *= 2;
+        } else {
+          lsz[gi] = largest_divisor_at_most(gsize(groups[gi]), cap);
+        }
         budget /= lsz[gi];
       }
     }
@@ -266,7 +294,8 @@ Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions&
       again = false;
       for (size_t gi = 0; gi + 1 < groups.size(); ++gi) {
         const size_t d = groups.size() - 1 - gi;
-        if (uint64_t(gsize(groups[gi]) / lsz[gi]) > target.max_groups[d]) {
+        if (gsize(groups[gi]) >= 0 &&
+            uint64_t(gsize(groups[gi]) / lsz[gi]) > target.max_groups[d]) {
           groups[gi + 1].insert(groups[gi + 1].begin(), groups[gi].begin(), groups[gi].end());
           lsz[gi + 1] *= lsz[gi];
           groups.erase(groups.begin() + long(gi));
@@ -278,17 +307,24 @@ Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions&
       }
     }
     int64_t threads = lanes;
+    Ref sym_gate;  // flat < size for every symbolic group whose last work-group may overhang
     for (size_t gi = 0; gi < groups.size(); ++gi) {
       const size_t d = groups.size() - 1 - gi;
-      const int64_t total = gsize(groups[gi]), l = lsz[gi];
+      const int64_t l = lsz[gi];
+      const bool sym = gsize(groups[gi]) < 0;
+      const Ref total_e = gexpr(groups[gi]);
+      // Work-groups: a constant, or ceil(size / l) as an expression of the variables (its upper
+      // bound goes into k.global, the expression into k.global_expr).
+      const Ref count = sym ? (total_e + (l - 1)) / l : c.cint(gsize(groups[gi]) / l);
+      const int64_t total = sym ? count->vmax() * l : gsize(groups[gi]);
       if (uint64_t(total / l) > target.max_groups[d])
         return make_error(Errc::kOutOfRange,
                           "gpu_lower: %lld work-groups exceed the target's limit on dim %zu",
                           (long long)(total / l), d);
       if (lanes > 1 && d == 0 && l > 1)
         return make_error(Errc::kInternal, "gpu_lower: GROUP lanes and LOCAL share dim 0");
-      const Ref g = c.make(Op::kSpecial, DType::kIndex, {c.cint(total / l)},
-                           Arg::str(strformat("gidx%zu", d)));
+      const Ref g = c.make(Op::kSpecial, DType::kIndex, {count}, Arg::str(strformat("gidx%zu", d)));
+      if (sym) k.global_expr[d] = count;
       Ref flat = g;
       if (l > 1) {
         const Ref li =
@@ -300,20 +336,38 @@ Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions&
       }
       k.global[d] = total / l;
       // Recover each axis of the group: innermost is flat % n, outer ones divide.
-      int64_t stride = 1;
+      Ref stride;
       for (size_t a = groups[gi].size(); a-- > 0;) {
         const Ref r = groups[gi][a];
-        const int64_t n = r->src(0)->arg().as_int();
-        Ref v = stride == 1 ? flat : flat / stride;
-        if (a > 0) v = v % n;
+        Ref v = stride ? flat / stride : flat;
+        if (a > 0) v = v % r->src(0);
         sub[r] = v;
-        stride *= n;
+        stride = stride ? stride * r->src(0) : r->src(0);
+      }
+      if (sym && l > 1) {
+        const Ref in = cmplt(flat, total_e);
+        sym_gate = sym_gate ? sym_gate & in : in;
       }
     }
     if (threads > int64_t(target.max_threads))
       return make_error(Errc::kOutOfRange, "gpu_lower: %lld threads per work-group exceed %u",
                         (long long)threads, target.max_threads);
     if (!sub.empty()) sink = substitute(sink, sub);
+    if (sym_gate) {
+      // Threads past a symbolic size neither load nor store: every global access is masked.
+      std::unordered_map<Ref, Ref> gated;
+      for (Ref n : c.toposort(sink)) {
+        if (n->op() != Op::kIndex || is_local_buffer(base_buffer(n->src(0)))) continue;
+        const Ref idx = n->src(1);
+        const Ref g = idx->op() == Op::kWhere && idx->src(2)->is_invalid()
+                          ? where(idx->src(0) & sym_gate, idx->src(1), idx->src(2))
+                          : where(sym_gate, idx, c.invalid(idx->dtype()));
+        const Ref srcs[] = {n->src(0), g};
+        gated[n] = c.replace_src(n, srcs);
+      }
+      sink = substitute(sink, gated);
+      k.applied_opts.push_back("gate global accesses to the symbolic launch size");
+    }
     // Threads outside a local dimension the store does not use must not store: gate the
     // global stores that do not depend on the group lane.
     if (lane) {
@@ -340,6 +394,38 @@ Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions&
     return make_error(Errc::kOutOfRange, "gpu_lower: %lld threads per work-group exceed %u",
                       (long long)threads, target.max_threads);
   return k;
+}
+
+Result<std::array<int64_t, 3>> launch_global(const ProgramSpec& s,
+                                             std::span<const int64_t> var_values) {
+  if (var_values.size() != s.vars.size())
+    return make_error(Errc::kInvalidArgument, "%s: %zu variable values given, the kernel has %zu",
+                      s.name.c_str(), var_values.size(), s.vars.size());
+  std::map<std::string_view, int64_t> by_name;
+  for (size_t i = 0; i < s.vars.size(); ++i) {
+    const auto v = s.vars[i]->arg().as_var();
+    if (var_values[i] < v.vmin || var_values[i] > v.vmax)
+      return make_error(Errc::kOutOfRange, "%s: variable %.*s = %lld outside [%lld, %lld]",
+                        s.name.c_str(), int(v.name.size()), v.name.data(), (long long)var_values[i],
+                        (long long)v.vmin, (long long)v.vmax);
+    by_name[v.name] = var_values[i];
+  }
+  std::array<int64_t, 3> g = s.gpu.global;
+  for (size_t d = 0; d < 3; ++d) {
+    if (!s.gpu.global_expr[d]) continue;
+    // The expression holds the AST's variables; the program's (lowered, maybe narrowed) ones
+    // carry the same names.
+    std::vector<Binding> b;
+    for (Ref n : s.gpu.global_expr[d]->ctx().toposort(s.gpu.global_expr[d]))
+      if (n->op() == Op::kDefineVar) {
+        const auto it = by_name.find(n->arg().as_var().name);
+        if (it != by_name.end()) b.push_back({n, it->second});
+      }
+    const auto r = RG_TRY_CTX(eval_int(s.gpu.global_expr[d], b), "%s: work-groups of dim %zu",
+                              s.name.c_str(), d);
+    g[d] = r.value;
+  }
+  return g;
 }
 
 // ---------------------------------------------------------------------------------------------

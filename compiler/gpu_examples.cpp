@@ -9,8 +9,9 @@
 namespace rawgpu::compiler {
 namespace {
 
-constexpr std::string_view kNames[] = {"elementwise", "reduce_row", "softmax",  "matmul",
-                                       "conv2d",      "layernorm",  "attention"};
+constexpr std::string_view kNames[] = {"elementwise",    "reduce_row",   "softmax",   "matmul",
+                                       "conv2d",         "layernorm",    "attention", "matmul_tc",
+                                       "matmul_tc_bf16", "elementwise_n"};
 
 struct B {
   Context& c;
@@ -156,11 +157,35 @@ Result<GpuExample> gpu_example(Context& ctx, std::string_view name) {
     e.sink = k.sink({k.store(out, qi * D + di, o * k.un(Op::kRecip, l))});
     e.description =
         "attention head 128x128, d=64 f32: softmax(Q.K^T/sqrt(d)).V fused (max, sum, P.V)";
+  } else if (name == "elementwise_n") {
+    // out[i] = a[i] * 2 + 1 for i < n, n a launch-time variable in [1, 2^20]: the work-group
+    // count is ceil(n / 256) (GpuKernel::global_expr), threads past n are masked.
+    const int64_t cap = 1 << 20;
+    Ref n = ctx.var("n", 1, cap);
+    Ref out = k.buffer(0, cap), a = k.buffer(1, cap);
+    Ref i = ctx.range(n, 0, kAxisLoop);
+    e.sink = k.sink({k.store(out, i, k.load(a, i) * k.f(2.0) + k.f(1.0))});
+    e.description = "elementwise over a symbolic n <= 2^20 (symbolic launch size, gated tail)";
+  } else if (name == "matmul_tc" || name == "matmul_tc_bf16") {
+    // C[i, j] = sum_k f32(A[i, k]) * f32(B[k, j]), A and B f16 (bf16), C f32, 256x256x256, on the
+    // target's tensor cores (tensor_core.h; the host has none: kUnsupported).
+    const int64_t n = 256;
+    const DType in = name == "matmul_tc" ? DType::kFloat16 : DType::kBFloat16;
+    Ref out = k.buffer(0, n * n), a = k.buffer(1, n * n, in), b = k.buffer(2, n * n, in);
+    Ref i = k.loop(n, 0), j = k.loop(n, 1), r = k.red(n, 2);
+    Ref prod =
+        cast(k.load(a, i * n + r), DType::kFloat32) * cast(k.load(b, r * n + j), DType::kFloat32);
+    e.sink = k.sink({k.store(out, i * n + j, k.reduce(Op::kAdd, prod, {r}))});
+    e.options.tensor_cores = true;
+    e.description = strformat(
+        "matmul 256x256x256 %s inputs, f32 accumulate, on tensor cores "
+        "(WMMA / MFMA / mma.sync)",
+        in == DType::kFloat16 ? "f16" : "bf16");
   } else {
     return std::move(
         make_error(Errc::kNotFound, "no example kernel '%.*s'", int(name.size()), name.data())
             .with_hint("examples: elementwise reduce_row softmax matmul conv2d "
-                       "layernorm attention"));
+                       "layernorm attention matmul_tc matmul_tc_bf16 elementwise_n"));
   }
   return e;
 }

@@ -41,8 +41,8 @@ std::vector<Ref> sorted_ranges(std::span<const Ref> rs) {
 // GPU kernels add SPECIAL (launch ids), AFTER (a local buffer after its stores) and BARRIER
 // (inserted into the linear program by the GPU lowering, see gpu.h).
 constexpr OpSet kValueOps =
-    ops::kAlu | OpSet{Op::kConst, Op::kDefineVar, Op::kBuffer, Op::kIndex,  Op::kLoad,
-                      Op::kNoop,  Op::kSpecial,   Op::kAfter,  Op::kBarrier};
+    ops::kAlu | OpSet{Op::kConst,   Op::kDefineVar, Op::kBuffer,  Op::kIndex, Op::kLoad, Op::kNoop,
+                      Op::kSpecial, Op::kAfter,     Op::kBarrier, Op::kWmma,  Op::kGep};
 
 // The BUFFER under an INDEX source (through AFTER).
 Ref base_buffer(Ref b) {

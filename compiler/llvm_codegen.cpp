@@ -14,6 +14,19 @@
 namespace rawgpu::compiler::llvmgen {
 namespace {
 
+// Packs scalars into a vector, bitcasting bfloat to i16 first when `bf16_as_i16` (the AMDGPU
+// bf16 WMMA/MFMA intrinsics take their 16-bit operands as integer vectors).
+llvm::Value* pack(llvm::IRBuilder<>& b, std::span<llvm::Value* const> xs, bool bf16_as_i16) {
+  llvm::Type* et = xs[0]->getType();
+  if (bf16_as_i16 && et->isBFloatTy()) et = b.getInt16Ty();
+  llvm::Value* v = llvm::PoisonValue::get(llvm::FixedVectorType::get(et, unsigned(xs.size())));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    llvm::Value* x = xs[i]->getType() == et ? xs[i] : b.CreateBitCast(xs[i], et);
+    v = b.CreateInsertElement(v, x, b.getInt32(uint32_t(i)));
+  }
+  return v;
+}
+
 class HostTarget final : public TargetHooks {
  public:
   HostTarget(std::string triple, std::string dl) : triple_(std::move(triple)), dl_(std::move(dl)) {}
@@ -92,6 +105,28 @@ class AmdgpuTarget final : public TargetHooks {
   void annotate_kernel(llvm::Function& f, uint32_t max_threads) const override {
     f.addFnAttr("amdgpu-flat-work-group-size", strformat("1,%u", std::max(1u, max_threads)));
   }
+  // gfx11/gfx12: llvm.amdgcn.wmma.f32.16x16x16.{f16,bf16} (overloaded on the D/C and A/B vector
+  // types: 16 halves on gfx11, 8 on gfx12; bf16 operands as i16 vectors). gfx942:
+  // llvm.amdgcn.mfma.f32.16x16x16f16 / .16x16x16bf16.1k on 4-element vectors with the three
+  // broadcast-control immediates (cbsz, abid, blgp) zero.
+  llvm::Value* mma(llvm::IRBuilder<>& b, int kind, DType in, std::span<llvm::Value* const> a,
+                   std::span<llvm::Value* const> bv, llvm::Value* acc) const override {
+    const bool gfx11 = gpu_.rfind("gfx11", 0) == 0, gfx12 = gpu_.rfind("gfx12", 0) == 0;
+    const bool bf16 = in == DType::kBFloat16;
+    llvm::Value* av = pack(b, a, true);
+    llvm::Value* bvv = pack(b, bv, true);
+    if ((kind == 0 && gfx11) || (kind == 1 && gfx12)) {
+      const auto id = bf16 ? llvm::Intrinsic::amdgcn_wmma_f32_16x16x16_bf16
+                           : llvm::Intrinsic::amdgcn_wmma_f32_16x16x16_f16;
+      return b.CreateIntrinsic(id, {acc->getType(), av->getType()}, {av, bvv, acc});
+    }
+    if (kind == 2 && gpu_ == "gfx942") {
+      const auto id = bf16 ? llvm::Intrinsic::amdgcn_mfma_f32_16x16x16bf16_1k
+                           : llvm::Intrinsic::amdgcn_mfma_f32_16x16x16f16;
+      return b.CreateIntrinsic(id, {}, {av, bvv, acc, b.getInt32(0), b.getInt32(0), b.getInt32(0)});
+    }
+    return nullptr;
+  }
 
  private:
   std::string gpu_, dl_;
@@ -152,6 +187,32 @@ class NvptxTarget final : public TargetHooks {
     f.getParent()
         ->getOrInsertNamedMetadata("nvvm.annotations")
         ->addOperand(llvm::MDNode::get(ctx, md));
+  }
+  // mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 through
+  // llvm.nvvm.mma.m16n8k16.row.col.f32.f32 (f16: A as 4 x <2 x half>, B as 2 x <2 x half>) and
+  // .row.col.bf16 (A as 4 x i32, B as 2 x i32, each a pair of bf16, low half first); C and D are
+  // 4 floats (the result is a struct of 4).
+  llvm::Value* mma(llvm::IRBuilder<>& b, int kind, DType in, std::span<llvm::Value* const> a,
+                   std::span<llvm::Value* const> bv, llvm::Value* acc) const override {
+    if (kind != 3 || a.size() != 8 || bv.size() != 4) return nullptr;
+    const bool bf16 = in == DType::kBFloat16;
+    std::vector<llvm::Value*> args;
+    auto pairs = [&](std::span<llvm::Value* const> xs) {
+      for (size_t i = 0; i + 1 < xs.size(); i += 2) {
+        llvm::Value* v = pack(b, xs.subspan(i, 2), false);
+        args.push_back(bf16 ? b.CreateBitCast(v, b.getInt32Ty()) : v);
+      }
+    };
+    pairs(a);
+    pairs(bv);
+    for (unsigned i = 0; i < 4; ++i) args.push_back(b.CreateExtractElement(acc, b.getInt32(i)));
+    const auto id = bf16 ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16
+                         : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32;
+    llvm::Value* d = b.CreateIntrinsic(id, {}, args);
+    llvm::Value* out = llvm::PoisonValue::get(acc->getType());
+    for (unsigned i = 0; i < 4; ++i)
+      out = b.CreateInsertElement(out, b.CreateExtractValue(d, {i}), b.getInt32(i));
+    return out;
   }
 
  private:
@@ -225,6 +286,26 @@ struct Gen {
   llvm::Value* to_i64(llvm::Value* v, bool is_signed) {
     if (v->getType() == b.getInt64Ty()) return v;
     return is_signed ? b.CreateSExt(v, b.getInt64Ty()) : b.CreateZExt(v, b.getInt64Ty());
+  }
+
+  // The tensor-core instruction of WMMA node `w` accumulating onto `acc` (a zero fragment when
+  // the WMMA is used directly).
+  Result<llvm::Value*> wmma(Ref w, llvm::Value* acc) {
+    const auto a = w->arg().as_ints();
+    std::vector<llvm::Value*> xs;
+    for (Ref s : w->src()) xs.push_back(RG_TRY(get(s)));
+    if (!acc) acc = llvm::Constant::getNullValue(frag_type(w));
+    const std::span<llvm::Value* const> all(xs);
+    llvm::Value* r = target.mma(b, int(a[0]), w->src(0)->dtype(), all.subspan(0, size_t(a[1])),
+                                all.subspan(size_t(a[1]), size_t(a[2])), acc);
+    if (!r)
+      return make_error(Errc::kUnsupported,
+                        "llvm: %s: tensor core kind %lld has no lowering on target %s",
+                        desc(w).c_str(), (long long)a[0], std::string(target.name()).c_str());
+    return r;
+  }
+  llvm::Type* frag_type(Ref w) {
+    return llvm::FixedVectorType::get(b.getFloatTy(), unsigned(w->arg().as_ints()[3]));
   }
 
   Result<llvm::Value*> identity(Ref reduce) {
@@ -325,6 +406,9 @@ struct Gen {
         return b.CreateIntCast(id, RG_TRY(reg_type(t)), false);
       }
       case Op::kAfter: return src(0);
+      case Op::kWmma: return wmma(n, nullptr);
+      case Op::kGep:
+        return b.CreateExtractElement(RG_TRY(src(0)), b.getInt32(uint32_t(n->arg().as_int())));
       case Op::kBarrier: RG_TRY(target.barrier(b)); return static_cast<llvm::Value*>(nullptr);
       case Op::kNoop:
         if (n->nsrc()) return src(0);
@@ -539,17 +623,22 @@ struct Gen {
         case InstKind::kLoopBegin: RG_TRY(loop_begin(n, int(k) == p.parallel_loop)); break;
         case InstKind::kLoopEnd: loop_end(); break;
         case InstKind::kAccInit: {
-          llvm::Type* ty = RG_TRY(reg_type(n->dtype()));
+          const bool frag = n->src(0)->op() == Op::kWmma;
+          llvm::Type* ty = frag ? frag_type(n->src(0)) : RG_TRY(reg_type(n->dtype()));
           llvm::IRBuilder<> eb(entry, entry->begin());
           llvm::AllocaInst* a = eb.CreateAlloca(ty, target.private_address_space(), nullptr,
                                                 strformat("acc%u", n->id()));
           acc[n.get()] = a;
-          b.CreateStore(RG_TRY(identity(n)), a);
+          b.CreateStore(frag ? llvm::Constant::getNullValue(ty) : RG_TRY(identity(n)), a);
           break;
         }
         case InstKind::kAccUpdate: {
           llvm::AllocaInst* a = acc.at(n.get());
           llvm::Value* cur = b.CreateLoad(a->getAllocatedType(), a);
+          if (n->src(0)->op() == Op::kWmma) {  // the accumulator is the instruction's C operand
+            b.CreateStore(RG_TRY(wmma(n->src(0), cur)), a);
+            break;
+          }
           llvm::Value* x = RG_TRY(get(n->src(0)));
           b.CreateStore(RG_TRY(binary(n->arg().as_op(), n->dtype(), cur, x, n)), a);
           break;

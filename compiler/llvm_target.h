@@ -8,6 +8,7 @@
 #include <llvm/IR/Module.h>
 
 #include <memory>
+#include <span>
 #include <string>
 
 #include "rawgpu/base/error.h"
@@ -42,6 +43,14 @@ class TargetHooks {
   virtual unsigned local_address_space() const { return 3; }
   // Target attributes/metadata on the GPU kernel entry; `max_threads` is the work-group size.
   virtual void annotate_kernel(llvm::Function&, uint32_t /*max_threads*/) const {}
+  // One tensor-core instruction (tensor_core.h; `kind` is a TcKind): `a` and `bv` are the lane's
+  // A and B elements (half or bfloat scalars, in fragment order), `acc` the <c_elems x float>
+  // accumulator; returns the product accumulated onto `acc`. Null: not on this target.
+  virtual llvm::Value* mma(llvm::IRBuilder<>& /*b*/, int /*kind*/, DType /*in*/,
+                           std::span<llvm::Value* const> /*a*/,
+                           std::span<llvm::Value* const> /*bv*/, llvm::Value* /*acc*/) const {
+    return nullptr;
+  }
 };
 
 // The host CPU (the process's own triple and data layout).

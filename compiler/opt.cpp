@@ -10,6 +10,7 @@
 
 #include "rawgpu/base/format.h"
 #include "rawgpu/compiler/rewrite.h"
+#include "rawgpu/compiler/tensor_core.h"
 
 namespace rawgpu::compiler {
 
@@ -17,8 +18,8 @@ namespace {
 
 constexpr std::string_view kAxisNames[] = {"global", "thread", "local",  "loop",
                                            "group",  "reduce", "upcast", "unroll"};
-constexpr std::string_view kOpNames[] = {"UPCAST", "UNROLL", "THREAD",   "SWAP",    "PADTO",
-                                         "LOCAL",  "GROUP",  "GROUPTOP", "NOLOCALS"};
+constexpr std::string_view kOpNames[] = {"UPCAST", "UNROLL", "THREAD",   "SWAP",     "PADTO",
+                                         "LOCAL",  "GROUP",  "GROUPTOP", "NOLOCALS", "TC"};
 constexpr std::string_view kErrNames[] = {"bad_axis",      "wrong_axis_type", "bad_amount",
                                           "not_divisible", "symbolic_size",   "too_large",
                                           "conflict",      "no_effect",       "unsupported"};
@@ -213,8 +214,24 @@ Status OptKernel::apply_all(std::span<const Opt> opts) {
   return ok_status();
 }
 
+// TC: validated here against the strictest tile (16x16x16); gpu_lower re-checks per target.
+Status OptKernel::apply_tc(const Opt& opt) {
+  using E = KernelOptErrc;
+  if (!applied_.empty()) return opt_error(opt, E::kConflict, "TC must be the first opt");
+  if (opt.axis != 0 || opt.arg != 0)
+    return opt_error(opt, E::kBadAmount, "TC takes axis 0 and amount 0");
+  const MatmulMatch m = RG_TRY(tc_match(sink_));
+  if (m.m % 16 || m.n % 16 || m.k % 16)
+    return opt_error(opt, E::kNotDivisible, "matmul %lldx%lldx%lld is not a multiple of 16",
+                     (long long)m.m, (long long)m.n, (long long)m.k);
+  tc_ = true;
+  return ok_status();
+}
+
 Status OptKernel::apply_impl(const Opt& opt) {
   using E = KernelOptErrc;
+  if (tc_) return opt_error(opt, E::kConflict, "no opt may follow TC");
+  if (opt.op == OptOp::kTc) return apply_tc(opt);
   if (opt.op == OptOp::kNoLocals) {
     for (const KernelAxis& a : axes_)
       if (a.type == AxisType::kLocal || a.type == AxisType::kGroupReduce)
@@ -402,7 +419,8 @@ Status OptKernel::apply_impl(const Opt& opt) {
       group_ = opt.arg;
       return ok_status();
     }
-    case OptOp::kNoLocals: break;
+    case OptOp::kNoLocals:
+    case OptOp::kTc: break;
   }
   return opt_error(opt, E::kUnsupported, "unknown opt");
 }
@@ -472,6 +490,7 @@ Ref OptKernel::ast() const {
 GpuOptions OptKernel::gpu_options() const {
   GpuOptions o;
   o.group = group_;
+  o.tensor_cores = tc_;
   bool any_local = nolocals_;
   std::vector<int64_t> local;
   for (const KernelAxis& a : axes_) {
@@ -503,6 +522,7 @@ Result<ProgramSpec> compile_gpu_optimized(Ref sink, std::string_view name, const
   const GpuOptions go = k.gpu_options();
   base.local = go.local;
   base.group = go.group;
+  base.tensor_cores = go.tensor_cores;
   auto spec = RG_TRY(compile_gpu(k.ast(), name, target, base));
   std::vector<std::string> notes;
   for (const Opt& o : k.applied()) notes.push_back("OPT " + o.to_string());

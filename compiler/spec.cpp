@@ -177,6 +177,37 @@ std::string check_structure(const Node& n) {
   return {};
 }
 
+// WMMA: f32 fragment of a tensor-core product; sources are the lane's A then B elements (all
+// f16 or all bf16), arg {kind, a_elems, b_elems, c_elems}. GEP: one element of a WMMA fragment
+// or of a REDUCE over one.
+std::string check_tensor_core(const Node& n) {
+  if (n.op() == Op::kWmma) {
+    if (n.dtype() != DType::kFloat32) return "WMMA accumulates in float32";
+    if (n.arg().kind() != ArgKind::kInts || n.arg().as_ints().size() != 4)
+      return "arg must be {kind, a_elems, b_elems, c_elems}";
+    const auto a = n.arg().as_ints();
+    if (a[1] < 1 || a[2] < 1 || a[3] < 1 || size_t(a[1] + a[2]) != n.nsrc())
+      return "sources must be a_elems A elements then b_elems B elements";
+    const DType in = n.src(0)->dtype();
+    if (in != DType::kFloat16 && in != DType::kBFloat16)
+      return "inputs must be float16 or bfloat16";
+    for (size_t i = 0; i < n.nsrc(); ++i)
+      if (n.src(i)->dtype() != in) return strformat("source %zu is not %s", i, dt(in).c_str());
+    return {};
+  }
+  if (n.nsrc() != 1 || n.arg().kind() != ArgKind::kInt)
+    return "GEP takes one source and an element";
+  Ref f = n.src(0);
+  if (f->op() == Op::kReduce) f = f->src(0);
+  if (f->op() != Op::kWmma) return "GEP source must be a WMMA fragment (or a REDUCE over one)";
+  if (f->arg().kind() != ArgKind::kInts || f->arg().as_ints().size() != 4)
+    return "GEP source WMMA has no fragment size";
+  if (n.arg().as_int() < 0 || n.arg().as_int() >= f->arg().as_ints()[3])
+    return "element out of the fragment";
+  if (n.dtype() != f->dtype()) return "GEP dtype must be the fragment's";
+  return {};
+}
+
 std::string check_no_weak(const Node& n) {
   if (is_weak(n.dtype())) return "weak type " + dt(n.dtype()) + " must be resolved by now";
   return {};
@@ -204,6 +235,7 @@ const Rule kKernelRules[] = {
     {"store", OpSet::of(Op::kStore), check_store},
     {"closes-ranges", {Op::kReduce, Op::kEnd}, check_closing},
     {"structure", {Op::kSink, Op::kGroup, Op::kAfter, Op::kNoop, Op::kBarrier}, check_structure},
+    {"tensor-core", {Op::kWmma, Op::kGep}, check_tensor_core},
     {"no-weak-types", OpSet::all(), check_no_weak},
 };
 

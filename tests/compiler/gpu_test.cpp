@@ -14,6 +14,7 @@
 
 #include "rawgpu/base/process.h"
 #include "rawgpu/compiler/gpu.h"
+#include "rawgpu/compiler/symbolic.h"
 #include "rawgpu/drivers/amd/code_object.h"
 #include "rawgpu/drivers/nv/cubin.h"
 
@@ -63,7 +64,8 @@ TEST_P(GpuCompile, ExampleCompilesAndLoads) {
   auto target = gpu_target(tc.target);
   ASSERT_TRUE(target.ok());
   auto spec = compile_gpu(ex->sink, tc.example, *target, ex->options);
-  if (target->arch == GpuArch::kHost && tc.example == "matmul") {
+  if (target->arch == GpuArch::kHost &&
+      (tc.example == "matmul" || tc.example.rfind("matmul_tc", 0) == 0)) {
     // Written with launch ids and local tiles: a GPU-only kernel.
     ASSERT_FALSE(spec.ok());
     EXPECT_TRUE(spec.error().is(Errc::kUnsupported)) << spec.error().to_string();
@@ -291,6 +293,163 @@ TEST(GpuLower, GridLimitMergesAxes) {
   EXPECT_EQ(k->global[0] * k->local[0] * k->global[1] * k->local[1], int64_t(1) << 18);
   auto s = compile_gpu(sink, "wide", *t, o);
   ASSERT_TRUE(s.ok()) << s.error().to_string();
+}
+
+}  // namespace
+}  // namespace rawgpu::compiler
+
+// ---------------------------------------------------------------------------------------------
+// Symbolic launch sizes: out[i] = a[i] * 2 + 1 for i < n (a DEFINE_VAR), and a 2-D kernel with a
+// symbolic row count.
+
+namespace rawgpu::compiler {
+namespace {
+
+Ref sym_buffer(Context& c, int64_t slot, int64_t count) {
+  const int64_t a[] = {slot, count};
+  return c.make(Op::kBuffer, DType::kFloat32, {}, Arg::ints(a));
+}
+
+Ref sym_elementwise(Context& c, int64_t max_n) {
+  Ref n = c.var("n", 1, max_n);
+  Ref out = sym_buffer(c, 0, max_n), a = sym_buffer(c, 1, max_n);
+  Ref i = c.range(n, 0, kAxisLoop);
+  Ref v = c.make(Op::kLoad, DType::kFloat32, {c.make(Op::kIndex, DType::kFloat32, {a, i})}) *
+              c.cfloat(2.0) +
+          c.cfloat(1.0);
+  return c.make(
+      Op::kSink, DType::kVoid,
+      {c.make(Op::kStore, DType::kVoid, {c.make(Op::kIndex, DType::kFloat32, {out, i}), v})});
+}
+
+// The elements the lowered kernel stores for n: every thread of the launch, store indices
+// evaluated (masked ones skipped); each must be written exactly once.
+std::map<int64_t, int> stored_elements(const ProgramSpec& s, int64_t n) {
+  std::map<int64_t, int> seen;
+  auto low = lower(s.gpu.ast);
+  EXPECT_TRUE(low.ok());
+  if (!low.ok()) return seen;
+  Ref st, gid, lid, var;
+  for (Ref x : low->get()->ctx().toposort(*low)) {
+    if (x->op() == Op::kStore) st = x;
+    if (x->op() == Op::kDefineVar) var = x;
+    if (x->op() == Op::kSpecial) (x->arg().as_str() == "gidx0" ? gid : lid) = x;
+  }
+  const int64_t vals[] = {n};
+  auto g = launch_global(s, vals);
+  EXPECT_TRUE(g.ok());
+  if (!st || !gid || !lid || !var || !g.ok()) return seen;
+  for (int64_t b = 0; b < (*g)[0]; ++b)
+    for (int64_t t = 0; t < s.gpu.local[0]; ++t) {
+      const Binding bind[] = {{gid, b}, {lid, t}, {var, n}};
+      auto r = eval_int(st->src(0)->src(1), bind);
+      EXPECT_TRUE(r.ok());
+      if (r.ok() && !r->invalid) ++seen[r->value];
+    }
+  return seen;
+}
+
+TEST(GpuSymbolic, ElementwiseOverNCompilesForEveryTarget) {
+  for (auto tn : gpu_target_names()) {
+    SCOPED_TRACE(std::string(tn));
+    Context c;
+    auto t = gpu_target(tn);
+    ASSERT_TRUE(t.ok());
+    auto spec = compile_gpu(sym_elementwise(c, 1 << 20), "ew_n", *t);
+    ASSERT_TRUE(spec.ok()) << spec.error().to_string();
+    ASSERT_EQ(spec->vars.size(), 1u);
+    if (t->arch == GpuArch::kHost) {
+      EXPECT_FALSE(spec->gpu.global_expr[0]);
+      continue;
+    }
+    ASSERT_TRUE(spec->gpu.global_expr[0]);
+    EXPECT_EQ(spec->gpu.local[0], 256);
+    const int64_t v1000[] = {1000}, v256[] = {256}, v1[] = {1}, vbad[] = {0};
+    auto g = launch_global(*spec, v1000);
+    ASSERT_TRUE(g.ok()) << g.error().to_string();
+    EXPECT_EQ((*g)[0], 4);  // ceil(1000 / 256)
+    EXPECT_EQ((*g)[1], 1);
+    EXPECT_EQ((*launch_global(*spec, v256))[0], 1);
+    EXPECT_EQ((*launch_global(*spec, v1))[0], 1);
+    EXPECT_EQ(spec->gpu.global[0], (1 << 20) / 256);  // the upper bound
+    EXPECT_TRUE(launch_global(*spec, vbad).error().is(Errc::kOutOfRange));
+    EXPECT_TRUE(launch_global(*spec, {}).error().is(Errc::kInvalidArgument));
+    if (t->arch == GpuArch::kAmd) {
+      EXPECT_EQ(spec->loaded.kernarg_bytes, 8u * 2 + 8u);  // two buffers and n
+      const std::string dis = objdump(spec->binary, t->name);
+      if (dis != "SKIP") {
+        EXPECT_EQ(dis.find("FAILED"), std::string::npos) << dis;
+        EXPECT_NE(dis.find("v_cmp"), std::string::npos) << dis;  // the n gate
+      }
+    } else {
+      EXPECT_NE(spec->assembly.find("setp."), std::string::npos) << spec->assembly;
+      if (spec->binary_kind == "cubin") {
+        EXPECT_EQ(spec->loaded.kernarg_bytes, 8u * 2 + 8u);
+      }
+    }
+  }
+}
+
+TEST(GpuSymbolic, GatedStoresCoverExactlyN) {
+  Context c;
+  auto t = gpu_target("gfx1100");
+  ASSERT_TRUE(t.ok());
+  GpuOptions o;
+  o.assemble = false;
+  auto spec = compile_gpu(sym_elementwise(c, 4096), "ew_n", *t, o);
+  ASSERT_TRUE(spec.ok()) << spec.error().to_string();
+  for (int64_t n : {1, 255, 256, 257, 1000, 4096}) {
+    SCOPED_TRACE(n);
+    const auto seen = stored_elements(*spec, n);
+    ASSERT_EQ(int64_t(seen.size()), n);
+    EXPECT_EQ(seen.begin()->first, 0);
+    EXPECT_EQ(seen.rbegin()->first, n - 1);
+    for (auto& [i, cnt] : seen) EXPECT_EQ(cnt, 1) << i;
+  }
+}
+
+TEST(GpuSymbolic, TwoDimsWithSymbolicRows) {
+  Context c;
+  Ref m = c.var("m", 1, 4096);
+  Ref out = sym_buffer(c, 0, 4096 * 48), a = sym_buffer(c, 1, 4096 * 48);
+  Ref r = c.range(m, 0, kAxisLoop), col = c.range(48, 1, kAxisLoop);
+  Ref v =
+      c.make(Op::kLoad, DType::kFloat32, {c.make(Op::kIndex, DType::kFloat32, {a, r * 48 + col})});
+  Ref sink = c.make(Op::kSink, DType::kVoid,
+                    {c.make(Op::kStore, DType::kVoid,
+                            {c.make(Op::kIndex, DType::kFloat32, {out, r * 48 + col}), v + v})});
+  for (const char* tn : {"gfx942", "sm_90"}) {
+    auto t = gpu_target(tn);
+    ASSERT_TRUE(t.ok());
+    auto spec = compile_gpu(sink, "rows_m", *t);
+    ASSERT_TRUE(spec.ok()) << spec.error().to_string();
+    // x: the 48 columns (constant, local 48); y: m rows, symbolic.
+    EXPECT_FALSE(spec->gpu.global_expr[0]);
+    ASSERT_TRUE(spec->gpu.global_expr[1]);
+    const int64_t v10[] = {10};
+    auto g = launch_global(*spec, v10);
+    ASSERT_TRUE(g.ok());
+    EXPECT_EQ((*g)[0] * spec->gpu.local[0], 48);
+    EXPECT_GE((*g)[1] * spec->gpu.local[1], 10);
+    EXPECT_LT(((*g)[1] - 1) * spec->gpu.local[1], 10);
+  }
+  // GROUP with a symbolic output size: typed error.
+  GpuOptions o;
+  o.group = 16;
+  auto t = gpu_target("gfx1100");
+  Ref n = c.var("n", 1, 1024);
+  Ref i = c.range(n, 0, kAxisLoop), k = c.range(64, 1, kAxisReduce);
+  Ref red = c.make(
+      Op::kReduce, DType::kFloat32,
+      {c.make(Op::kLoad, DType::kFloat32, {c.make(Op::kIndex, DType::kFloat32, {a, i * 64 + k})}),
+       k},
+      Arg::op(Op::kAdd));
+  Ref rs = c.make(
+      Op::kSink, DType::kVoid,
+      {c.make(Op::kStore, DType::kVoid, {c.make(Op::kIndex, DType::kFloat32, {out, i}), red})});
+  auto bad = gpu_lower(rs, *t, o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.error().is(Errc::kUnsupported)) << bad.error().to_string();
 }
 
 }  // namespace

@@ -38,6 +38,12 @@ std::string summary_json(const ProgramSpec& s) {
     j.attribute("target", s.target.name);
     dims("global_size", s.gpu.global);
     dims("local_size", s.gpu.local);
+    if (s.gpu.global_expr[0] || s.gpu.global_expr[1] || s.gpu.global_expr[2])
+      j.attributeArray("global_size_expr", [&] {  // symbolic dims (global_size: upper bound)
+        for (size_t d = 0; d < 3; ++d)
+          j.value(s.gpu.global_expr[d] ? expr_string(s.gpu.global_expr[d])
+                                       : std::to_string(s.gpu.global[d]));
+      });
     j.attribute("kernarg_bytes", int64_t(s.loaded.kernarg_bytes));
     if (s.target.arch == GpuArch::kNv) j.attribute("param_offset", int64_t(s.loaded.param_offset));
     j.attribute("local_bytes", int64_t(s.loaded.local_bytes));

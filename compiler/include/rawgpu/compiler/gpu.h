@@ -46,6 +46,11 @@ struct GpuOptions {
   // it divides is split across this many threads of a work-group, partials meet in local
   // memory. 0: off. Output axes then get work-group size 1.
   int64_t group = 0;
+  // Tensor cores (tensor_core.h): lower the kernel's matmul (f16/bf16 inputs, f32 accumulate) to
+  // the target's WMMA/MFMA/mma.sync, one wave per output tile. Typed KernelOptError when the
+  // kernel is not such a matmul, its sizes are not multiples of the tile, or the target has no
+  // tensor core (host). Excludes `local` and `group`.
+  bool tensor_cores = false;
   int opt_level = 3;
   // NVIDIA: run ptxas (when installed) to produce and parse a cubin.
   bool assemble = true;
@@ -54,9 +59,15 @@ struct GpuOptions {
 // The AST after GPU lowering and its launch geometry.
 struct GpuKernel {
   Ref ast;                                 // lowered kernel AST (SPECIAL launch ids)
-  std::array<int64_t, 3> global{1, 1, 1};  // work-groups per dim (x, y, z)
-  std::array<int64_t, 3> local{1, 1, 1};   // work-items per work-group
-  std::vector<std::string> applied_opts;   // "LOCAL axis 1 -> 64", "GROUP 256 on %12", ...
+  std::array<int64_t, 3> global{1, 1, 1};  // work-groups per dim (x, y, z); upper bound when
+                                           // the dim is symbolic (global_expr)
+  // Symbolic work-group counts (null: the dim is the constant global[d]): expressions of the
+  // kernel's scalar variables (DEFINE_VARs, ProgramSpec::vars) for output sizes that depend on
+  // them; evaluate with launch_global. The threads past the size are masked off (every global
+  // load and store is gated by flat index < size).
+  std::array<Ref, 3> global_expr{};
+  std::array<int64_t, 3> local{1, 1, 1};  // work-items per work-group
+  std::vector<std::string> applied_opts;  // "LOCAL axis 1 -> 64", "GROUP 256 on %12", ...
 };
 
 Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions& options);
@@ -119,6 +130,12 @@ struct ProgramSpec {
 
 Result<ProgramSpec> compile_gpu(Ref sink, std::string_view name, const GpuTarget& target,
                                 const GpuOptions& options = {});
+
+// Work-groups per dim for a launch with the given variable values (ProgramSpec::vars order):
+// the symbolic dims evaluated, the others as compiled. Errors: wrong number of values
+// (kInvalidArgument), a value outside its variable's bounds (kOutOfRange).
+Result<std::array<int64_t, 3>> launch_global(const ProgramSpec& spec,
+                                             std::span<const int64_t> var_values);
 
 // ptxas, found on PATH or in /usr/local/cuda/bin; empty when not installed.
 std::string find_ptxas();

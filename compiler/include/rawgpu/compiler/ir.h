@@ -57,7 +57,9 @@ namespace rawgpu::compiler {
   X(Const)                                                                       \
   /* tensor graph only */                                                        \
   X(Contiguous) X(Detach) X(Copy) X(Reshape) X(Permute) X(Expand) X(Pad)         \
-  X(Shrink) X(Flip) X(ReduceAxis) X(Reduce)
+  X(Shrink) X(Flip) X(ReduceAxis) X(Reduce)                                     \
+  /* tensor cores (appended: earlier op values and hashes are unchanged) */      \
+  X(Wmma) X(Gep)
 // clang-format on
 
 enum class Op : uint8_t {

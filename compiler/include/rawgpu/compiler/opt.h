@@ -29,6 +29,9 @@
 //                   work-group (GpuOptions::group); lanes are interleaved (strided).
 //   GROUPTOP a amt  lanes taking contiguous chunks: not supported by gpu_lower yet (kUnsupported).
 //   NOLOCALS        GPU: work-group size 1 on every axis; no later LOCAL/GROUP.
+//   TC      0 0     GPU: the kernel's matmul (f16/bf16 inputs, f32 accumulate) on the target's
+//                   tensor cores (tensor_core.h); must be the only opt; M, N, K multiples of 16
+//                   (every target's tile divides 16), else KernelOptError[not_divisible].
 #pragma once
 
 #include <cstdint>
@@ -69,6 +72,7 @@ enum class OptOp : uint8_t {
   kGroup,
   kGroupTop,
   kNoLocals,
+  kTc,  // tensor cores (tensor_core.h): GpuOptions::tensor_cores; the first opt, "TC 0 0"
 };
 std::string_view opt_op_name(OptOp op);
 
@@ -137,7 +141,9 @@ class OptKernel {
   int64_t next_axis_id_ = 0;
   int64_t group_ = 0;
   bool nolocals_ = false;
+  bool tc_ = false;
   Status apply_impl(const Opt& opt);
+  Status apply_tc(const Opt& opt);
   Ref split(size_t i, int64_t amt, AxisType new_type, bool top);
 };
 
