@@ -15,8 +15,12 @@
 //   C/D: 8 floats per lane, element e of lane l is row 2e + l/16, column l%16.
 // RDNA4 (gfx12) same mnemonic on 8-element A/B (RDNA4 ISA guide, WMMA operand layouts; GPUOpen
 // "Using the Matrix Cores of AMD RDNA 4 architecture GPUs"):
-//   A: lane l holds row l%16, K = 8*(l/16) + e (lanes 0-15 the first half of K, 16-31 the second).
-//   B: lane l holds column l%16, K = 8*(l/16) + e.
+//   A: lane l holds row l%16, K = 8*(e/4) + 4*(l/16) + e%4: lanes 0-15 hold K 0-3 (VGPRs 0-1)
+//      and K 8-11 (VGPRs 2-3), lanes 16-31 K 4-7 and K 12-15. (Cross-checked: the emulator's
+//      independently written gfx12 WMMA semantics and the reference design's RDNA4 tensor-core
+//      table, which runs on RDNA4 hardware, both use this order; an earlier "K = 8*(l/16) + e"
+//      here was wrong.)
+//   B: lane l holds column l%16, K as for A.
 //   C/D: element e of lane l is row 8*(l/16) + e, column l%16.
 // CDNA3 (gfx942) v_mfma_f32_16x16x16_f16 / _bf16, wave64 (AMD Instinct MI300 ISA, "Matrix
 // fused multiply-add", and the AMD matrix instruction calculator's layout for 16x16x16):
@@ -58,7 +62,7 @@ template <class T>
 Elem<T> a_elem(TcKind k, T l, int64_t e) {
   switch (k) {
     case TcKind::kRdna3Wmma: return {l % 16, l * 0 + e};
-    case TcKind::kRdna4Wmma: return {l % 16, (l / 16) * 8 + e};
+    case TcKind::kRdna4Wmma: return {l % 16, (l / 16) * 4 + (e % 4 + 8 * (e / 4))};
     case TcKind::kCdna3Mfma: return {l % 16, (l / 16) * 4 + e};
     case TcKind::kNvMmaSync:
       return {l / 4 + 8 * ((e / 2) % 2), (l % 4) * 2 + (e % 2 + 8 * (e / 4))};
@@ -70,7 +74,7 @@ template <class T>
 Elem<T> b_elem(TcKind k, T l, int64_t e) {
   switch (k) {
     case TcKind::kRdna3Wmma: return {l * 0 + e, l % 16};
-    case TcKind::kRdna4Wmma: return {(l / 16) * 8 + e, l % 16};
+    case TcKind::kRdna4Wmma: return {(l / 16) * 4 + (e % 4 + 8 * (e / 4)), l % 16};
     case TcKind::kCdna3Mfma: return {(l / 16) * 4 + e, l % 16};
     case TcKind::kNvMmaSync: return {(l % 4) * 2 + (e % 2 + 8 * (e / 2)), l / 4};
   }

@@ -74,8 +74,9 @@ const HwModel kRdna3{16,
                      [](int64_t l, int64_t e) { return Cell{l & 15, (e >> 1) * 2 + (e & 1)}; },
                      [](int64_t l, int64_t e) { return Cell{(e >> 1) * 2 + (e & 1), l & 15}; },
                      [](int64_t l, int64_t v) { return Cell{2 * v + (l >= 16 ? 1 : 0), l & 15}; }};
-// RDNA4 ISA, WMMA: 16-bit A in 4 VGPRs, lanes 0-15 hold K 0..7, lanes 16-31 K 8..15 (VGPR v:
-// K = 2v, 2v+1 of the half); D: VGPR v holds row v (lanes 0-15) and row v+8 (lanes 16-31).
+// RDNA4 ISA, WMMA: 16-bit A in 4 VGPRs; VGPRs 0-1 hold K 0..3 in lanes 0-15 and K 4..7 in lanes
+// 16-31, VGPRs 2-3 hold K 8..11 / 12..15 (two K per VGPR, low half first); D: VGPR v holds row v
+// (lanes 0-15) and row v+8 (lanes 16-31).
 const HwModel kRdna4{16,
                      16,
                      16,
@@ -83,8 +84,12 @@ const HwModel kRdna4{16,
                      8,
                      8,
                      8,
-                     [](int64_t l, int64_t e) { return Cell{l & 15, (l >= 16 ? 8 : 0) + e}; },
-                     [](int64_t l, int64_t e) { return Cell{(l >= 16 ? 8 : 0) + e, l & 15}; },
+                     [](int64_t l, int64_t e) {
+                       return Cell{l & 15, (e >= 4 ? 8 : 0) + (l >= 16 ? 4 : 0) + (e & 3)};
+                     },
+                     [](int64_t l, int64_t e) {
+                       return Cell{(e >= 4 ? 8 : 0) + (l >= 16 ? 4 : 0) + (e & 3), l & 15};
+                     },
                      [](int64_t l, int64_t v) { return Cell{v + (l >= 16 ? 8 : 0), l & 15}; }};
 // CDNA3 MFMA 16x16x16 (wave64): lane l supplies row (l mod 16) of A and column (l mod 16) of B
 // for the K block 4*(l div 16) .. +3; D: 4 VGPRs, lane l holds rows 4*(l div 16) .. +3 of column
