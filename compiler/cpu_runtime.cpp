@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -141,6 +142,12 @@ struct CpuRuntime::Impl {
   size_t cached = 0;
   uint64_t hits = 0;
   uint64_t min_parallel_work = 0;
+  bool heuristic = true;
+  // compile_optimized: the kernel chosen for an unoptimized AST (by its hash), so a repeated
+  // realize skips the heuristic and the expansion.
+  std::unordered_map<uint64_t, std::vector<std::pair<Hash128, const CpuKernel*>>> optimized;
+  Result<const CpuKernel*> compile_ast(Ref ast, std::vector<Opt> opts);
+  Result<const CpuKernel*> compile_heuristic(Ref sink);
 };
 
 CpuRuntime::CpuRuntime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -159,6 +166,9 @@ Result<std::unique_ptr<CpuRuntime>> CpuRuntime::create(const CpuRuntimeOptions& 
   if (n == 0) n = std::max(1, int(std::thread::hardware_concurrency()));
   impl->pool = std::make_unique<ThreadPool>(n);
   impl->min_parallel_work = options.min_parallel_work;
+  impl->heuristic = options.heuristic;
+  if (const char* e = std::getenv("RAWGPU_NOOPT"); e && e[0] == '1' && !e[1])
+    impl->heuristic = false;
   return std::unique_ptr<CpuRuntime>(new CpuRuntime(std::move(impl)));
 }
 
@@ -166,8 +176,58 @@ int CpuRuntime::threads() const { return impl_->pool->size(); }
 size_t CpuRuntime::cache_size() const { return impl_->cached; }
 uint64_t CpuRuntime::cache_hits() const { return impl_->hits; }
 
+bool CpuRuntime::heuristic() const { return impl_->heuristic; }
+
 Result<const CpuKernel*> CpuRuntime::compile(Ref sink) {
   if (!sink) return make_error(Errc::kInvalidArgument, "cpu compile: null kernel");
+  return impl_->compile_ast(sink, {});
+}
+
+Result<const CpuKernel*> CpuRuntime::compile_optimized(Ref sink) {
+  if (!sink) return make_error(Errc::kInvalidArgument, "cpu compile: null kernel");
+  if (!impl_->heuristic || sink->op() != Op::kSink) return impl_->compile_ast(sink, {});
+  const Hash128 h = sink->hash();
+  auto& seen = impl_->optimized[h.lo];
+  for (const auto& [hh, kern] : seen)
+    if (hh == h) {
+      ++impl_->hits;
+      return kern;
+    }
+  auto kern = RG_TRY(impl_->compile_heuristic(sink));
+  seen.emplace_back(h, kern);
+  return kern;
+}
+
+Result<const CpuKernel*> CpuRuntime::Impl::compile_heuristic(Ref sink) {
+  auto* impl_ = this;
+  auto k = OptKernel::create(sink);
+  if (!k.ok()) return impl_->compile_ast(sink, {});
+  HeuristicOptions ho;
+  ho.threads = impl_->pool->size();
+  if (const char* e = std::getenv("RAWGPU_GEMM_TILE")) {
+    long long r = 0, c = 0;
+    if (std::sscanf(e, "%lldx%lld", &r, &c) == 2 && r > 0 && c > 0) {
+      ho.tile_rows = r;
+      ho.tile_cols = c;
+    }
+  }
+  std::vector<Opt> opts = hand_coded_opts(*k, ho);
+  if (opts.empty()) return impl_->compile_ast(sink, {});
+  RG_TRY_CTX(k->apply_all(opts), "cpu compile: heuristic opts");
+  RG_LOG("compiler", 3, "heuristic: %s", k->to_string().c_str());
+  return impl_->compile_ast(k->ast(), std::move(opts));
+}
+
+Result<const CpuKernel*> CpuRuntime::compile_with_opts(Ref sink, std::span<const Opt> opts) {
+  if (!sink) return make_error(Errc::kInvalidArgument, "cpu compile: null kernel");
+  if (opts.empty()) return impl_->compile_ast(sink, {});
+  auto k = RG_TRY(OptKernel::create(sink));
+  RG_TRY(k.apply_all(opts));
+  return impl_->compile_ast(k.ast(), std::vector<Opt>(opts.begin(), opts.end()));
+}
+
+Result<const CpuKernel*> CpuRuntime::Impl::compile_ast(Ref sink, std::vector<Opt> opts) {
+  auto* impl_ = this;
   const Hash128 h = sink->hash();
   auto& bucket = impl_->cache[h.lo];
   for (const auto& k : bucket)
@@ -180,6 +240,7 @@ Result<const CpuKernel*> CpuRuntime::compile(Ref sink) {
   k->hash = h;
   k->name = "k_" + h.hex().substr(0, 16);
   k->program = RG_TRY(linearize(sink));
+  k->opts = std::move(opts);
   RG_LOG("compiler", 5, "linear program %s:\n%s", k->name.c_str(), k->program.to_string().c_str());
   for (Ref b : k->program.buffers) {
     k->buffer_dtypes.push_back(b ? b->dtype() : DType::kVoid);

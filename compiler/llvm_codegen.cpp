@@ -417,7 +417,13 @@ struct Gen {
         llvm::Type* ety = RG_TRY(mem_type(t));
         llvm::Value* base = RG_TRY(src(0));
         llvm::Value* idx = RG_TRY(src(1));
-        return b.CreateGEP(ety, base, to_i64(idx, is_signed_int(n->src(1)->dtype())));
+        const Ref ie = n->src(1);
+        llvm::Value* off = to_i64(idx, is_signed_int(ie->dtype()));
+        // Unmasked accesses were checked to lie inside the buffer (linearize's
+        // index-in-bounds rule): an inbounds GEP.
+        if (!(ie->op() == Op::kWhere && ie->src(2)->is_invalid()) && ie->vmin() >= 0)
+          return b.CreateInBoundsGEP(ety, base, off);
+        return b.CreateGEP(ety, base, off);
       }
       case Op::kLoad: {
         const Ref index = n->src(0);
@@ -506,7 +512,18 @@ struct Gen {
         return is_signed_int(t) ? b.CreateAShr(x, y) : b.CreateLShr(x, y);
       }
       default:
-        if (ops::kBinary.has(n->op())) return binary(n->op(), t, RG_TRY(src(0)), RG_TRY(src(1)), n);
+        if (ops::kBinary.has(n->op())) {
+          llvm::Value* v = RG_TRY(binary(n->op(), t, RG_TRY(src(0)), RG_TRY(src(1)), n));
+          // Index arithmetic (narrowed to int32/int64) and any signed ADD/SUB/MUL whose bounds
+          // are tighter than its type's range cannot wrap: say so (nsw), so LLVM can prove
+          // that neighbouring lanes' addresses are consecutive (vector loads/stores).
+          if (auto* bo = llvm::dyn_cast<llvm::BinaryOperator>(v);
+              bo && is_signed_int(t) && t != DType::kBool &&
+              (n->op() == Op::kAdd || n->op() == Op::kSub || n->op() == Op::kMul) &&
+              (n->vmin() > dtype_min(t) || n->vmax() < dtype_max(t)))
+            bo->setHasNoSignedWrap(true);
+          return v;
+        }
         return make_error(Errc::kUnsupported, "llvm: %s: op not supported by the code generator",
                           desc(n).c_str());
     }
@@ -635,11 +652,22 @@ struct Gen {
         case InstKind::kAccUpdate: {
           llvm::AllocaInst* a = acc.at(n.get());
           llvm::Value* cur = b.CreateLoad(a->getAllocatedType(), a);
-          if (n->src(0)->op() == Op::kWmma) {  // the accumulator is the instruction's C operand
-            b.CreateStore(RG_TRY(wmma(n->src(0), cur)), a);
+          const Ref v = n->src(0);
+          if (v->op() == Op::kWmma) {  // the accumulator is the instruction's C operand
+            b.CreateStore(RG_TRY(wmma(v, cur)), a);
             break;
           }
-          llvm::Value* x = RG_TRY(get(n->src(0)));
+          if (n->arg().as_op() == Op::kAdd && is_float(n->dtype()) && v->op() == Op::kMul &&
+              v->dtype() == n->dtype()) {
+            // acc += x*y as one fused multiply-add (llvm.fmuladd: an FMA where the target has
+            // one). This is the matmul inner loop; the unfused product stays dead.
+            llvm::Value* x = RG_TRY(get(v->src(0)));
+            llvm::Value* y = RG_TRY(get(v->src(1)));
+            b.CreateStore(
+                b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {cur->getType()}, {x, y, cur}), a);
+            break;
+          }
+          llvm::Value* x = RG_TRY(get(v));
           b.CreateStore(RG_TRY(binary(n->arg().as_op(), n->dtype(), cur, x, n)), a);
           break;
         }

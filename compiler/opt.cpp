@@ -10,6 +10,7 @@
 
 #include "rawgpu/base/format.h"
 #include "rawgpu/compiler/rewrite.h"
+#include "rawgpu/compiler/symbolic.h"
 #include "rawgpu/compiler/tensor_core.h"
 
 namespace rawgpu::compiler {
@@ -369,6 +370,16 @@ Status OptKernel::apply_impl(const Opt& opt) {
               s2[1] = where(valid, idx, c.invalid(idx->dtype()));
             y = c.replace_src(y, s2);
           }
+        } else if ((y->op() == Op::kIDiv || y->op() == Op::kMod) && is_int(y->dtype()) &&
+                   y->src(1)->op() != Op::kConst) {
+          // A padded iteration reads zeros: an integer division by a value that depends on the
+          // padded range would trap (SIGFPE) there. Divide by 1 instead outside the valid range.
+          const auto rs = y->src(1)->ranges();
+          if (std::find(rs.begin(), rs.end(), nr) != rs.end()) {
+            const Ref d = y->src(1);
+            const Ref safe = where(valid, d, c.cconst(1, d->dtype()));
+            y = c.replace_src(y, std::vector<Ref>{y->src(0), safe});
+          }
         } else if (y->op() == Op::kReduce && closes(y, nr)) {
           std::vector<Ref> s2(y->src().begin(), y->src().end());
           s2[0] = where(valid, s2[0], reduce_identity(c, y->arg().as_op(), y->dtype()));
@@ -513,6 +524,197 @@ std::string OptKernel::to_string() const {
   s += " | opts:";
   for (const Opt& o : applied_) s += " [" + o.to_string() + "]";
   return s;
+}
+
+// ---- CPU heuristic ------------------------------------------------------------------------
+namespace {
+
+bool depends_on(Ref n, Ref r) {
+  const auto rs = n->ranges();
+  return std::find(rs.begin(), rs.end(), r) != rs.end();
+}
+
+// The value under CASTs.
+Ref strip_casts(Ref n) {
+  while (n->op() == Op::kCast) n = n->src(0);
+  return n;
+}
+
+// The (unmasked) index expression of an INDEX node.
+Ref index_expr(Ref index) {
+  Ref i = index->src(1);
+  if (i->op() == Op::kWhere && i->src(2)->is_invalid()) i = i->src(1);
+  return i;
+}
+
+// Whether stepping range r by one moves index expression `i` by exactly one element.
+bool stride_one(Ref i, Ref r) {
+  if (!depends_on(i, r)) return false;
+  const Ref next = substitute(i, {{r, r + r->ctx().cint(1)}});
+  return simplify(next - i)->is_int_const(1);
+}
+
+struct KernelFacts {
+  std::vector<Ref> loads, stores, reduces;
+};
+KernelFacts facts(Ref sink) {
+  KernelFacts f;
+  for (Ref n : sink->ctx().toposort(sink)) {
+    if (n->op() == Op::kLoad) f.loads.push_back(n);
+    if (n->op() == Op::kStore) f.stores.push_back(n);
+    if (n->op() == Op::kReduce) f.reduces.push_back(n);
+  }
+  return f;
+}
+
+// Applies o to k if legal; returns whether it did (an illegal step is simply skipped).
+bool try_apply(OptKernel& k, std::vector<Opt>& out, const Opt& o) {
+  if (!k.apply(o).ok()) return false;
+  out.push_back(o);
+  return true;
+}
+
+int64_t first_divisor(int64_t n, std::initializer_list<int64_t> cands) {
+  for (int64_t c : cands)
+    if (c > 1 && n >= c && n % c == 0) return c;
+  return 0;
+}
+
+}  // namespace
+
+// CPU heuristic, step by step. Axis indices are looked up again after every opt because splits
+// append new axes.
+//  1. Only fresh kernels (no opts yet) with constant-size output axes are considered.
+//  2. Matmul-like: one ADD REDUCE over MUL(load A, load B) (through casts), an output axis `n`
+//     that A does not read and B reads with stride 1 (the store's stride-1 axis too when
+//     possible), and an output axis `m` that B does not read. Register tile: UPCAST n by
+//     tile_cols and m by tile_rows (falling back to smaller powers of two that divide), so
+//     each iteration of the reduce loop loads tile_rows values of A and tile_cols contiguous
+//     values of B and does tile_rows x tile_cols multiply-adds into accumulators that stay in
+//     registers (the back end fuses them into FMAs and LLVM's SLP vectorizer packs the
+//     contiguous columns into vector registers). The reduce loop itself stays a loop (LLVM
+//     unrolls it); unrolling it here would turn the FMA chains into add trees.
+//  3. Other kernels with a reduction: UPCAST the store's stride-1 output axis by 4 or 8 (several
+//     independent accumulators, contiguous stores), then UNROLL the innermost reduce axis fully
+//     when it has at most 32 iterations, else by 4 (shorter dependency chains per iteration).
+//     Upcasts stop at 64 values per iteration.
+//  4. Masked axes: an output axis of size <= 7 that appears in a WHERE gate of a load (conv
+//     padding) is fully UPCAST when the product of such upcasts stays <= 49, so the gates
+//     become compile-time constants per value.
+//  5. Threads: THREAD the outermost remaining output loop by `threads` when it divides and the
+//     kernel has at least 2^16 multiply-adds or elements per thread; the runtime then gives
+//     each pool thread one contiguous block. Elementwise kernels without a reduction are left
+//     alone otherwise: LLVM's loop vectorizer already vectorizes their stride-1 inner loop.
+std::vector<Opt> hand_coded_opts(const OptKernel& k0, const HeuristicOptions& o) {
+  std::vector<Opt> out;
+  if (!k0.applied().empty()) return out;
+  for (const KernelAxis& a : k0.axes())
+    if (a.size() < 0) return out;
+  OptKernel k = k0;
+  // Facts from the simplified AST: the scheduler's raw indices mention ranges they do not
+  // really depend on ((i*96 + j) // 96). RANGE leaves are unchanged by simplify.
+  const KernelFacts f = facts(simplify(k.sink()));
+  auto axis_index = [&](Ref r) -> int64_t {
+    for (size_t i = 0; i < k.axes().size(); ++i)
+      if (k.axes()[i].range == r) return int64_t(i);
+    return -1;
+  };
+  auto expand = [&]() {
+    int64_t p = 1;
+    for (const KernelAxis& a : k.axes())
+      if (a.type == AxisType::kUpcast || a.type == AxisType::kUnroll) p *= a.size();
+    return p;
+  };
+  auto store_stride_one = [&](Ref r) {
+    for (Ref st : f.stores)
+      if (stride_one(index_expr(st->src(0)), r)) return true;
+    return false;
+  };
+  // Ranges of the original kernel axes (k0's ranges are the ones in sink before any opt).
+  std::vector<Ref> outputs, reduces;
+  for (const KernelAxis& a : k0.axes())
+    (a.type == AxisType::kReduce ? reduces : outputs).push_back(a.range);
+  int64_t out_elems = 1, red_elems = 1;
+  for (Ref r : outputs) out_elems *= r->src(0)->arg().as_int();
+  for (Ref r : reduces) red_elems *= r->src(0)->arg().as_int();
+
+  // Step 2: matmul-like.
+  bool matmul = false;
+  if (f.reduces.size() == 1 && reduces.size() == 1 && f.reduces[0]->arg().as_op() == Op::kAdd &&
+      is_float(f.reduces[0]->dtype())) {
+    const Ref v = strip_casts(f.reduces[0]->src(0));
+    if (v->op() == Op::kMul) {
+      const Ref a = strip_casts(v->src(0)), b = strip_casts(v->src(1));
+      if (a->op() == Op::kLoad && b->op() == Op::kLoad) {
+        Ref m, n;
+        for (int pass = 0; pass < 2 && !n; ++pass) {
+          const Ref A = pass == 0 ? a : b, B = pass == 0 ? b : a;
+          Ref cn, cm;
+          for (Ref r : outputs) {
+            if (!depends_on(A, r) && stride_one(index_expr(B->src(0)), r) &&
+                (!cn || store_stride_one(r)))
+              cn = r;
+            if (!depends_on(B, r) && depends_on(A, r)) cm = r;
+          }
+          if (cn && cm) n = cn, m = cm;
+        }
+        if (n && m) {
+          matmul = true;
+          const int64_t nn = n->src(0)->arg().as_int(), mm = m->src(0)->arg().as_int();
+          const int64_t cols =
+              first_divisor(nn, {o.tile_cols, o.tile_cols / 2, o.tile_cols / 4, 4});
+          if (cols) try_apply(k, out, {OptOp::kUpcast, axis_index(n), cols});
+          const int64_t rows = first_divisor(mm, {o.tile_rows, o.tile_rows / 2, 2});
+          if (rows && expand() * rows <= OptKernel::kMaxExpand)
+            try_apply(k, out, {OptOp::kUpcast, axis_index(m), rows});
+        }
+      }
+    }
+  }
+  // Step 3: other reductions.
+  if (!matmul && !reduces.empty()) {
+    for (Ref r : outputs) {
+      if (!store_stride_one(r)) continue;
+      const int64_t amt = first_divisor(r->src(0)->arg().as_int(), {8, 4});
+      if (amt) try_apply(k, out, {OptOp::kUpcast, axis_index(r), amt});
+      break;
+    }
+    const Ref last = reduces.back();
+    const int64_t rn = last->src(0)->arg().as_int();
+    if (rn > 1 && expand() * rn <= 64 && rn <= 32)
+      try_apply(k, out, {OptOp::kUnroll, axis_index(last), 0});
+    else if (rn % 4 == 0 && expand() * 4 <= 64)
+      try_apply(k, out, {OptOp::kUnroll, axis_index(last), 4});
+  }
+  // Step 4: small masked axes.
+  {
+    int64_t prod = 1;
+    for (Ref r : outputs) {
+      const int64_t idx = axis_index(r);
+      if (idx < 0 || k.axes()[size_t(idx)].type != AxisType::kLoop) continue;
+      const int64_t n = r->src(0)->arg().as_int();
+      if (n < 2 || n > 7 || prod * n > 49 || expand() * n > 64) continue;
+      bool gated = false;
+      for (Ref l : f.loads) {
+        const Ref i = l->src(0)->src(1);
+        gated |= i->op() == Op::kWhere && i->src(2)->is_invalid() && depends_on(i->src(0), r);
+      }
+      if (gated && try_apply(k, out, {OptOp::kUpcast, idx, 0})) prod *= n;
+    }
+  }
+  // Step 5: threads.
+  if (o.threads > 1) {
+    const int64_t work = out_elems * red_elems;
+    if (work / o.threads >= (int64_t{1} << 16)) {
+      for (size_t i = 0; i < k.axes().size(); ++i) {
+        const KernelAxis& a = k.axes()[i];
+        if (a.type != AxisType::kLoop) continue;
+        if (a.size() % o.threads == 0) try_apply(k, out, {OptOp::kThread, int64_t(i), o.threads});
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 Result<ProgramSpec> compile_gpu_optimized(Ref sink, std::string_view name, const GpuTarget& target,

@@ -1294,7 +1294,7 @@ Status realize_impls(const std::vector<Tensor::Impl*>& impls) {
                           std::string(compiler::op_name(b->op())).c_str());
       args.push_back(it->second);
     }
-    const compiler::CpuKernel* kern = RG_TRY(rt.compile(k.ast));
+    const compiler::CpuKernel* kern = RG_TRY(rt.compile_optimized(k.ast));
     RG_TRY(rt.launch(*kern, args, {}));
     ++g().stats.kernels_launched;
   }

@@ -20,6 +20,7 @@
 #include "rawgpu/frontend/tensor.h"
 
 namespace rawgpu::compiler {
+void PrintTo(const Opt& o, std::ostream* os) { *os << o.to_string(); }
 namespace {
 
 using frontend::Tensor;
@@ -427,6 +428,138 @@ TEST(Opt, RandomSequences) {
     }
   }
   EXPECT_GT(applied, 0);
+}
+
+// PADTO on an output axis runs the padded iterations with zero (gated) loads; an integer
+// division by such a loaded value must not trap (SIGFPE) there.
+TEST(Opt, PadtoGuardsIntegerDivision) {
+  Context c;
+  const int64_t n = 10;
+  const Ref i = c.range(n, 0);
+  auto buf = [&](int64_t slot) {
+    const int64_t a[] = {slot, n};
+    return c.make(Op::kBuffer, DType::kInt32, {}, Arg::ints(a));
+  };
+  const Ref out = buf(0), x = buf(1), y = buf(2);
+  auto load = [&](Ref b) {
+    return c.make(Op::kLoad, DType::kInt32, {c.make(Op::kIndex, DType::kInt32, {b, i})});
+  };
+  const Ref q = load(x) / load(y) + load(x) % load(y);
+  const Ref st = c.make(Op::kStore, DType::kVoid, {c.make(Op::kIndex, DType::kInt32, {out, i}), q});
+  const Ref sink = c.make(Op::kSink, DType::kVoid, {st});
+  auto run = [&](Ref ast) -> std::vector<int32_t> {
+    auto k = runtime().compile(ast);
+    EXPECT_TRUE(k.ok()) << k.error().to_string();
+    if (!k.ok()) return {};
+    CpuBuffer bo(DType::kInt32, n), bx(DType::kInt32, n), by(DType::kInt32, n);
+    for (int64_t j = 0; j < n; ++j) {
+      static_cast<int32_t*>(bx.data())[j] = int32_t(j * 7 - 20);
+      static_cast<int32_t*>(by.data())[j] = int32_t(j % 3 + 1) * (j % 2 ? -1 : 1);
+    }
+    CpuBuffer* bufs[] = {&bo, &bx, &by};
+    EXPECT_TRUE(runtime().launch(**k, bufs, {}).ok());
+    const auto* p = static_cast<const int32_t*>(bo.data());
+    return std::vector<int32_t>(p, p + n);
+  };
+  const auto want = run(sink);
+  ASSERT_EQ(want.size(), size_t(n));
+  EXPECT_EQ(want[0], -20 / 1 + -20 % 1);
+  for (auto opts : std::vector<std::vector<Opt>>{{{OptOp::kPadto, 0, 4}},
+                                                 {{OptOp::kPadto, 0, 4}, {OptOp::kUpcast, 0, 4}},
+                                                 {{OptOp::kPadto, 0, 6}, {OptOp::kThread, 0, 2}}}) {
+    auto k = OptKernel::create(sink);
+    ASSERT_TRUE(k.ok());
+    ASSERT_TRUE(k->apply_all(opts).ok());
+    EXPECT_EQ(run(k->ast()), want) << k->to_string();
+  }
+}
+
+// The CPU heuristic: its choices for a matmul and a reduction, and its kernels compute exactly
+// what the plain kernels compute (dyadic inputs: every order of the sums is exact).
+TEST(Opt, HeuristicMatmulChoices) {
+  Tensor a = input({64, 48}), b = input({48, 96});
+  const Ref k = single_kernel(a.matmul(b));
+  ASSERT_TRUE(k);
+  auto kk = OptKernel::create(k);
+  ASSERT_TRUE(kk.ok());
+  const int64_t i = axis_of(k, AxisType::kLoop, 0), j = axis_of(k, AxisType::kLoop, 1);
+  HeuristicOptions ho;
+  ho.threads = 2;
+  const auto opts = hand_coded_opts(*kk, ho);
+  // Register tile: 32 columns (the stride-1 axis of B and C) x 4 rows; the 16 row blocks are
+  // split over 2 threads (64*96*48 multiply-adds is enough work).
+  const std::vector<Opt> want{
+      {OptOp::kUpcast, j, 32}, {OptOp::kUpcast, i, 4}, {OptOp::kThread, i, 2}};
+  EXPECT_EQ(opts, want) << to_string(k);
+  check_same(k, opts);
+  // A fresh kernel only: after any opt the heuristic stays out of the way.
+  ASSERT_TRUE(kk->apply(Opt{OptOp::kUpcast, j, 2}).ok());
+  EXPECT_TRUE(hand_coded_opts(*kk, ho).empty());
+  // One thread: no THREAD opt.
+  EXPECT_EQ(hand_coded_opts(*OptKernel::create(k), {}).size(), 2u);
+}
+
+TEST(Opt, HeuristicReduceChoices) {
+  Tensor a = input({16, 64});
+  const Ref k = single_kernel(a.sum({1}));
+  ASSERT_TRUE(k);
+  auto kk = OptKernel::create(k);
+  ASSERT_TRUE(kk.ok());
+  const int64_t o = axis_of(k, AxisType::kLoop), r = axis_of(k, AxisType::kReduce);
+  const auto opts = hand_coded_opts(*kk, {});
+  // 8 output rows per iteration (independent accumulators), the 64-long reduce unrolled by 4.
+  const std::vector<Opt> want{{OptOp::kUpcast, o, 8}, {OptOp::kUnroll, r, 4}};
+  EXPECT_EQ(opts, want);
+  check_same(k, opts);
+  // A short reduce is unrolled completely.
+  Tensor s = input({16, 6});
+  const Ref k2 = single_kernel(s.max({1}));
+  ASSERT_TRUE(k2);
+  const auto opts2 = hand_coded_opts(*OptKernel::create(k2), {});
+  ASSERT_FALSE(opts2.empty());
+  EXPECT_EQ(opts2.back(), (Opt{OptOp::kUnroll, axis_of(k2, AxisType::kReduce), 0}));
+  check_same(k2, opts2);
+}
+
+// The heuristic on every representative kernel, and the runtime applying it by default.
+TEST(Opt, HeuristicKeepsResults) {
+  Tensor x = input({2, 3, 8, 8}), w = input({4, 3, 3, 3});
+  Tensor a = input({24, 40}), b = input({40, 36});
+  std::vector<Tensor> ts{x.conv2d(w, nullptr, {1, 1}, {1, 1}),
+                         a.matmul(b),
+                         (a * a + 1.0).relu(),
+                         a.sum({0}),
+                         a.max({1}),
+                         (a - a.max({1}, true)).exp().sum({1})};
+  HeuristicOptions ho;
+  ho.threads = 2;
+  int with_opts = 0;
+  for (const Tensor& t : ts)
+    for (Ref k : kernels_of(t)) {
+      auto kk = OptKernel::create(k);
+      ASSERT_TRUE(kk.ok());
+      const auto opts = hand_coded_opts(*kk, ho);
+      with_opts += !opts.empty();
+      check_same(k, opts);
+    }
+  EXPECT_GE(with_opts, 4);
+  // CpuRuntime::compile_optimized applies it (unless RAWGPU_NOOPT=1 / heuristic = false).
+  CpuRuntimeOptions ro;
+  ro.opt_level = 1;
+  ro.threads = 2;
+  auto rt = CpuRuntime::create(ro);
+  ASSERT_TRUE(rt.ok());
+  const Ref mm = single_kernel(a.matmul(b));
+  auto ck = (*rt)->compile_optimized(mm);
+  ASSERT_TRUE(ck.ok()) << ck.error().to_string();
+  const char* noopt = std::getenv("RAWGPU_NOOPT");
+  if (!(noopt && std::string(noopt) == "1")) {
+    EXPECT_TRUE((*rt)->heuristic());
+    EXPECT_FALSE((*ck)->opts.empty());
+  }
+  auto plain = runtime().compile(mm);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE((*plain)->opts.empty());
 }
 
 }  // namespace

@@ -235,7 +235,12 @@ cli::Command bench_command() {
       "  Host cost of the hardware command queues on a simulated AMD GPU: exec+signal enqueue\n"
       "  (median over --ops), graph replay per kernel (--kernels), copy throughput (--copy-size).\n"
       "rawgpu bench emulator [--json]\n"
-      "  Wave instructions per second of the RDNA3/RDNA4 emulator on an ALU loop (one thread).";
+      "  Wave instructions per second of the RDNA3/RDNA4 emulator on an ALU loop (one thread).\n"
+      "rawgpu bench gemm --n N [--dtype f32|f16|bf16] [--device cpu] [--beam K] [--json]\n"
+      "    [--compare-blas]\n"
+      "  GFLOPS of C = A @ B through the Tensor API (median of >= 10 runs after warm-up, fresh\n"
+      "  random inputs, result checked first; exit 1 when wrong). --compare-blas runs OpenBLAS\n"
+      "  cblas_sgemm (2 threads, dlopen'ed) on the same inputs, alternating, and prints the ratio.";
   c.options = {
       {"trace", 't', "FILE", "allocation trace to replay (tlsf)", ""},
       {"size", 's', "BYTES", "TLSF arena size (tlsf)", "16GiB"},
@@ -248,16 +253,21 @@ cli::Command bench_command() {
       {"ops", 0, "N", "exec+signal enqueues to time (launch)", "200000"},
       {"kernels", 0, "N", "kernels in the replayed graph (launch)", "1000"},
       {"copy-size", 0, "BYTES", "bytes per copy direction (launch)", "64MiB"},
+      {"n", 0, "N", "matrix size (gemm)", "1024"},
+      {"dtype", 0, "T", "f32, f16 or bf16 (gemm)", "f32"},
+      {"beam", 0, "K", "set RAWGPU_BEAM=K before compiling (gemm)", ""},
+      {"compare-blas", 0, "", "also time OpenBLAS cblas_sgemm on 2 threads (gemm)", ""},
   };
-  c.positionals = {{"what", "tlsf, pagetable, launch or emulator", true, false}};
+  c.positionals = {{"what", "tlsf, pagetable, launch, emulator or gemm", true, false}};
   c.run = [](const cli::Args& args, cli::Io& io) {
     const std::string& what = args.positionals()[0];
     if (what == "tlsf") return bench_tlsf(args, io);
     if (what == "pagetable") return bench_pagetable(args, io);
     if (what == "launch") return bench_launch(args, io);
     if (what == "emulator") return bench_emulator(args, io);
+    if (what == "gemm") return bench_gemm(args, io);
     io.err << "rawgpu bench: unknown benchmark '" << what
-           << "' (tlsf, pagetable, launch or emulator)\n";
+           << "' (tlsf, pagetable, launch, emulator or gemm)\n";
     return 2;
   };
   return c;

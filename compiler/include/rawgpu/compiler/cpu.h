@@ -24,6 +24,7 @@
 #include "rawgpu/compiler/dtype.h"
 #include "rawgpu/compiler/ir.h"
 #include "rawgpu/compiler/linearize.h"
+#include "rawgpu/compiler/opt.h"
 
 namespace rawgpu::compiler {
 
@@ -56,7 +57,8 @@ class CpuBuffer {
 struct CpuKernel {
   std::string name;  // "k_<first 16 hex digits of the AST hash>"
   Hash128 hash;
-  Program program;  // buffers, vars, cost estimates (the IR lives in the caller's Context)
+  Program program;        // buffers, vars, cost estimates (the IR lives in the caller's Context)
+  std::vector<Opt> opts;  // the optimizer opts applied to the AST (heuristic or explicit)
   void* entry = nullptr;
   // Per buffer slot: dtype and declared element count (BUFFER arg (slot, count); -1 unknown).
   std::vector<DType> buffer_dtypes;
@@ -69,6 +71,10 @@ struct CpuRuntimeOptions {
   // Kernels with a parallel loop are split over the pool only when their estimated work
   // (Program::flops + Program::bytes) reaches this; waking the pool costs tens of microseconds.
   uint64_t min_parallel_work = uint64_t{1} << 16;
+  // compile_optimized() applies the hand-written heuristic (hand_coded_opts: register-blocked
+  // matmuls, upcast/unroll of reductions, THREAD). RAWGPU_NOOPT=1 in the environment turns it
+  // off for every runtime created afterwards.
+  bool heuristic = true;
 };
 
 class CpuRuntime {
@@ -80,7 +86,16 @@ class CpuRuntime {
 
   // Lowers, linearizes and JIT-compiles the kernel AST `sink`, or returns the cached kernel with
   // the same structural hash. The returned kernel lives as long as the runtime.
+  // Compiles exactly `sink` (no optimizer opts).
   Result<const CpuKernel*> compile(Ref sink);
+  // Compiles `sink` with exactly these opts (none: the plain kernel). Errors: the
+  // KernelOptError of an illegal opt, or compile errors. Cached by the optimized AST's hash.
+  Result<const CpuKernel*> compile_with_opts(Ref sink, std::span<const Opt> opts);
+  // What the frontend's CPU device uses: the hand-written heuristic's opts (hand_coded_opts,
+  // for this runtime's thread count) applied to `sink`, or the plain kernel when the heuristic
+  // is off (CpuRuntimeOptions::heuristic, RAWGPU_NOOPT=1). The kernel's `opts` say which.
+  Result<const CpuKernel*> compile_optimized(Ref sink);
+  bool heuristic() const;
   // Runs the kernel; buffers by slot, vars in kernel.program.vars order (names sorted).
   Status launch(const CpuKernel& kernel, std::span<CpuBuffer* const> buffers,
                 std::span<const int64_t> vars);

@@ -121,6 +121,8 @@ class OptKernel {
   static Result<OptKernel> create(Ref sink);
 
   std::span<const KernelAxis> axes() const { return axes_; }
+  // The current AST before UPCAST/UNROLL expansion and renumbering (axes()' ranges occur in it).
+  Ref sink() const { return sink_; }
   const std::vector<Opt>& applied() const { return applied_; }
   // Validates and applies one opt. On failure returns the typed error and leaves *this unchanged.
   Status apply(const Opt& opt);
@@ -146,6 +148,19 @@ class OptKernel {
   Status apply_tc(const Opt& opt);
   Ref split(size_t i, int64_t amt, AxisType new_type, bool top);
 };
+
+// The hand-written CPU heuristic (applied by CpuRuntime::compile unless RAWGPU_NOOPT=1; see
+// opt.cpp "CPU heuristic" for the steps). Returns the opts it chose, each already validated on
+// a copy of `k` (so apply_all(result) on k succeeds); empty when nothing helps or when `k`
+// already has opts applied. Only reassociates reductions; never changes what is computed.
+struct HeuristicOptions {
+  int threads = 1;  // CPU threads the runtime splits the parallel loop over
+  // Register tile for matmul-like kernels: rows (the axis the first operand depends on) x
+  // columns (the stride-1 output axis). Overridable with RAWGPU_GEMM_TILE=RxC for experiments.
+  int64_t tile_rows = 4;
+  int64_t tile_cols = 32;
+};
+std::vector<Opt> hand_coded_opts(const OptKernel& k, const HeuristicOptions& o = {});
 
 // compile_gpu of the optimized kernel: spec.gpu.applied_opts starts with one "OPT <opt>" entry
 // per opt (then gpu_lower's own notes), so rebuild_opts(spec) + apply_all reproduces it.
