@@ -235,7 +235,10 @@ cli::Command bench_command() {
       "  Host cost of the hardware command queues on a simulated AMD GPU: exec+signal enqueue\n"
       "  (median over --ops), graph replay per kernel (--kernels), copy throughput (--copy-size).\n"
       "rawgpu bench emulator [--json]\n"
-      "  Wave instructions per second of the RDNA3/RDNA4 emulator on an ALU loop (one thread).";
+      "  Wave instructions per second of the RDNA3/RDNA4 emulator on an ALU loop (one thread).\n"
+      "rawgpu bench compile --workload mlp|resnet-block|transformer-block [--json]\n"
+      "  Compiler time per stage (schedule, optimize+lower+linearize, LLVM IR, LLVM codegen) for\n"
+      "  a forward pass built with the Tensor API; compiles the kernels without running them.";
   c.options = {
       {"trace", 't', "FILE", "allocation trace to replay (tlsf)", ""},
       {"size", 's', "BYTES", "TLSF arena size (tlsf)", "16GiB"},
@@ -248,6 +251,8 @@ cli::Command bench_command() {
       {"ops", 0, "N", "exec+signal enqueues to time (launch)", "200000"},
       {"kernels", 0, "N", "kernels in the replayed graph (launch)", "1000"},
       {"copy-size", 0, "BYTES", "bytes per copy direction (launch)", "64MiB"},
+      {"workload", 'w', "NAME", "mlp, resnet-block or transformer-block (compile)", ""},
+      {"opt-level", 0, "N", "LLVM pipeline O0..O3 (compile)", "3"},
   };
   c.positionals = {{"what", "tlsf, pagetable, launch or emulator", true, false}};
   c.run = [](const cli::Args& args, cli::Io& io) {
@@ -256,6 +261,7 @@ cli::Command bench_command() {
     if (what == "pagetable") return bench_pagetable(args, io);
     if (what == "launch") return bench_launch(args, io);
     if (what == "emulator") return bench_emulator(args, io);
+    if (what == "compile") return bench_compile(args, io);
     io.err << "rawgpu bench: unknown benchmark '" << what
            << "' (tlsf, pagetable, launch or emulator)\n";
     return 2;

@@ -21,6 +21,8 @@ cli::Command demo_command();
 int bench_launch(const cli::Args& args, cli::Io& io);
 // `rawgpu bench emulator` (cmd_bench_emulator.cpp).
 int bench_emulator(const cli::Args& args, cli::Io& io);
+// `rawgpu bench compile` (cmd_bench_compile.cpp).
+int bench_compile(const cli::Args& args, cli::Io& io);
 
 // Rendering used by `rawgpu list` (exposed for tests).
 std::string render_devices_text(const std::vector<pci::DeviceInfo>& devices, bool display_only);
