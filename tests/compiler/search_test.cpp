@@ -175,6 +175,21 @@ TEST(Beam, ElementwiseKernel) {
   expect_valid_result(sink, *r);
 }
 
+TEST(Beam, CandidatesPastTheTimeLimitAreSkippedNotFatal) {
+  // A zero limit: every candidate's compile is over it. The search still answers (the
+  // unoptimized kernel, which has no compile limit), counting the skipped candidates.
+  Tensor a = input({4, 16}), b = input({4, 16});
+  const Ref sink = kernel_of(a * b - b);
+  BeamOptions o = tiny();
+  o.candidate_time_limit_s = 0;
+  auto r = beam_search(sink, runtime(), o);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_GT(r->failed, 0);
+  EXPECT_EQ(r->failed, r->candidates - 1);
+  EXPECT_TRUE(r->opts.empty());
+  EXPECT_EQ(r->ast, sink);
+}
+
 TEST(Beam, RejectsBadWidth) {
   BeamOptions o = tiny();
   o.width = 0;

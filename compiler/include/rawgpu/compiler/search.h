@@ -45,12 +45,14 @@ namespace rawgpu::compiler {
 inline constexpr std::string_view kBeamCacheVersion = "beam-cache-1";
 
 struct BeamOptions {
-  int width = 2;                        // candidates kept per round (RAWGPU_BEAM)
-  int max_rounds = 8;                   // opts added at most
-  double min_improvement = 0.01;        // stop unless a round beats the best by this fraction
-  int warmup = 1;                       // untimed launches per candidate
-  int repeats = 3;                      // timed launches; the minimum is the candidate's time
-  double candidate_time_limit_s = 2.0;  // compile + runs of one candidate; beyond: skipped
+  int width = 2;                  // candidates kept per round (RAWGPU_BEAM)
+  int max_rounds = 8;             // opts added at most
+  double min_improvement = 0.01;  // stop unless a round beats the best by this fraction
+  int warmup = 1;                 // untimed launches per candidate
+  int repeats = 3;                // timed launches; the minimum is the candidate's time
+  // Per candidate: a compile slower than this is skipped (counted as failed); runs stop once
+  // compile + runs pass it and the best timed run so far counts.
+  double candidate_time_limit_s = 2.0;
   // A candidate whose first timed run exceeds this multiple of the best time is not repeated.
   double give_up_factor = 3.0;
   bool use_cache = true;
