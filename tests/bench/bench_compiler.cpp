@@ -9,6 +9,7 @@
 #include "rawgpu/compiler/ir.h"
 #include "rawgpu/compiler/linearize.h"
 #include "rawgpu/compiler/rewrite.h"
+#include "rawgpu/compiler/search.h"
 #include "rawgpu/compiler/symbolic.h"
 #include "rawgpu/frontend/tensor.h"
 
@@ -264,5 +265,36 @@ void BM_Schedule(benchmark::State& state) {
   state.counters["kernels"] = benchmark::Counter(double(kernels));
 }
 BENCHMARK(BM_Schedule)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// BEAM search (width 2, no disk cache) on an n x n x n float32 matmul AST: one search per
+// iteration on a fresh runtime; reports the unoptimized and the chosen kernel's time, the
+// candidates timed and the search's wall time.
+void BM_BeamMatmul(benchmark::State& state) {
+  using namespace rawgpu::compiler;
+  const int64_t n = state.range(0);
+  BeamResult last;
+  for (auto _ : state) {
+    auto rt = std::move(CpuRuntime::create({})).take_value();
+    Context ctx;
+    BeamOptions o;
+    o.width = 2;
+    o.use_cache = false;
+    auto r = beam_search(matmul_ast(ctx, n), *rt, o);
+    if (!r.ok()) {
+      state.SkipWithError(r.error().to_string().c_str());
+      return;
+    }
+    last = *r;
+  }
+  state.counters["base_us"] = last.base_us;
+  state.counters["best_us"] = last.best_us;
+  state.counters["speedup"] = last.best_us > 0 ? last.base_us / last.best_us : 0;
+  state.counters["candidates"] = last.candidates;
+  state.counters["rounds"] = last.rounds;
+  std::string opts;
+  for (const Opt& op : last.opts) opts += (opts.empty() ? "" : ", ") + op.to_string();
+  state.SetLabel(opts);
+}
+BENCHMARK(BM_BeamMatmul)->Arg(256)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
 
 BENCHMARK_MAIN();
