@@ -9,7 +9,9 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
 
+#include <chrono>
 #include <mutex>
 
 #include "llvm_target.h"
@@ -77,10 +79,14 @@ Result<std::unique_ptr<CpuJit>> CpuJit::create(int opt_level) {
 }
 
 std::string CpuJit::triple() const { return impl_->jit->getTargetTriple().str(); }
+std::string CpuJit::host_cpu() const { return llvm::sys::getHostCPUName().str(); }
 
-Result<KernelEntry> CpuJit::compile(const Program& p, const std::string& name) {
+Result<KernelEntry> CpuJit::compile(const Program& p, const std::string& name, Times* times) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
   auto ctx = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> mod = RG_TRY(llvmgen::generate(p, *impl_->hooks, *ctx, name));
+  const auto t1 = Clock::now();
   {
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
@@ -114,6 +120,10 @@ Result<KernelEntry> CpuJit::compile(const Program& p, const std::string& name) {
   if (!sym)
     return make_error(Errc::kInternal, "cpu jit: kernel %s did not link: %s", name.c_str(),
                       llvm_message(sym.takeError()).c_str());
+  if (times) {
+    times->ir_s = std::chrono::duration<double>(t1 - t0).count();
+    times->codegen_s = std::chrono::duration<double>(Clock::now() - t1).count();
+  }
   return sym->toPtr<KernelEntry>();
 }
 

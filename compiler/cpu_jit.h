@@ -23,8 +23,14 @@ class CpuJit {
 
   // Generates, optimises and links `p` as the function `name` (unique per JIT). RAWGPU_DEBUG
   // llvm=4 logs the optimised IR. Not thread-safe: one compiling thread per JIT.
-  Result<KernelEntry> compile(const Program& p, const std::string& name);
+  // `times`, when given, receives the seconds spent building the LLVM IR (llvmgen::generate)
+  // and in LLVM itself (the pass pipeline plus machine code and linking).
+  struct Times {
+    double ir_s = 0, codegen_s = 0;
+  };
+  Result<KernelEntry> compile(const Program& p, const std::string& name, Times* times = nullptr);
   std::string triple() const;
+  std::string host_cpu() const;  // LLVM's name of the host CPU ("znver3", "skylake-avx512")
 
  private:
   struct Impl;

@@ -148,6 +148,8 @@ struct CpuRuntime::Impl {
   std::unordered_map<uint64_t, std::vector<std::pair<Hash128, const CpuKernel*>>> optimized;
   Result<const CpuKernel*> compile_ast(Ref ast, std::vector<Opt> opts);
   Result<const CpuKernel*> compile_heuristic(Ref sink);
+  int opt_level = 3;
+  CpuCompileTimes times;
 };
 
 CpuRuntime::CpuRuntime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -169,10 +171,16 @@ Result<std::unique_ptr<CpuRuntime>> CpuRuntime::create(const CpuRuntimeOptions& 
   impl->heuristic = options.heuristic;
   if (const char* e = std::getenv("RAWGPU_NOOPT"); e && e[0] == '1' && !e[1])
     impl->heuristic = false;
+  impl->opt_level = options.opt_level;
   return std::unique_ptr<CpuRuntime>(new CpuRuntime(std::move(impl)));
 }
 
 int CpuRuntime::threads() const { return impl_->pool->size(); }
+std::string CpuRuntime::device() const {
+  return strformat("cpu:%s:%s:O%d:%dt", impl_->jit->triple().c_str(),
+                   impl_->jit->host_cpu().c_str(), impl_->opt_level, threads());
+}
+const CpuCompileTimes& CpuRuntime::compile_times() const { return impl_->times; }
 size_t CpuRuntime::cache_size() const { return impl_->cached; }
 uint64_t CpuRuntime::cache_hits() const { return impl_->hits; }
 
@@ -239,8 +247,10 @@ Result<const CpuKernel*> CpuRuntime::Impl::compile_ast(Ref sink, std::vector<Opt
   auto k = std::make_unique<CpuKernel>();
   k->hash = h;
   k->name = "k_" + h.hex().substr(0, 16);
+  const auto t0 = std::chrono::steady_clock::now();
   k->program = RG_TRY(linearize(sink));
   k->opts = std::move(opts);
+  const double lin_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   RG_LOG("compiler", 5, "linear program %s:\n%s", k->name.c_str(), k->program.to_string().c_str());
   for (Ref b : k->program.buffers) {
     k->buffer_dtypes.push_back(b ? b->dtype() : DType::kVoid);
@@ -249,7 +259,12 @@ Result<const CpuKernel*> CpuRuntime::Impl::compile_ast(Ref sink, std::vector<Opt
   }
   // Unique per JIT even for a (practically impossible) 64-bit prefix collision.
   if (!bucket.empty()) k->name += strformat("_%zu", bucket.size());
-  KernelEntry e = RG_TRY(impl_->jit->compile(k->program, k->name));
+  CpuJit::Times jt;
+  KernelEntry e = RG_TRY(impl_->jit->compile(k->program, k->name, &jt));
+  ++impl_->times.kernels;
+  impl_->times.linearize_s += lin_s;
+  impl_->times.ir_s += jt.ir_s;
+  impl_->times.codegen_s += jt.codegen_s;
   k->entry = reinterpret_cast<void*>(e);
   bucket.push_back(std::move(k));
   ++impl_->cached;

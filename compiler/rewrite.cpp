@@ -1,5 +1,7 @@
 #include "rawgpu/compiler/rewrite.h"
 
+#include <algorithm>
+#include <memory>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -10,43 +12,77 @@
 namespace rawgpu::compiler {
 namespace {
 
-// Per-node memo for one driver call: result (null = not done) and an in-progress flag, in flat
-// arrays indexed by node id that grow as rules create nodes.
+// Per-node memo for one driver call: result (null = not done) and an in-progress flag, indexed
+// by node id. The arrays live in a per-thread pool, one set per nesting depth (rules may run a
+// driver themselves, e.g. simplify inside a validity rule), and every call takes a fresh
+// generation number: an entry whose stamp is not the current generation reads as empty. A call
+// therefore costs O(nodes it touches), not O(nodes in the Context): allocating and clearing
+// Context-sized arrays per call made nested rewrites quadratic in large graphs.
 class Memo {
  public:
-  explicit Memo(const Context& ctx) { grow(ctx.num_nodes()); }
+  explicit Memo(const Context& ctx) {
+    auto& pool = t_pool_;
+    if (t_depth_ == pool.size()) pool.push_back(std::make_unique<Store>());
+    s_ = pool[t_depth_++].get();
+    if (++s_->gen == 0) {  // wrapped: old stamps could alias the new generation
+      std::fill(s_->stamp.begin(), s_->stamp.end(), 0u);
+      s_->gen = 1;
+    }
+    if (s_->stamp.size() < ctx.num_nodes()) grow(ctx.num_nodes());
+  }
+  ~Memo() { --t_depth_; }
+  Memo(const Memo&) = delete;
+  Memo& operator=(const Memo&) = delete;
+
   const Node* get(const Node* n) {
-    fit(n);
-    return result_[n->id()];
+    const uint32_t i = n->id();
+    return i < s_->stamp.size() && s_->stamp[i] == s_->gen ? s_->slots[i].result : nullptr;
   }
   bool in_progress(const Node* n) {
-    fit(n);
-    return busy_[n->id()] != 0;
+    const uint32_t i = n->id();
+    return i < s_->stamp.size() && s_->stamp[i] == s_->gen && s_->slots[i].busy;
   }
-  void start(const Node* n) {
-    fit(n);
-    busy_[n->id()] = 1;
-  }
+  void start(const Node* n) { slot(n).busy = true; }
   // n's final form is v. In fixpoint drivers v is its own final form too (`v_is_fixpoint`).
   void finish(const Node* n, const Node* v, bool v_is_fixpoint = true) {
-    fit(n);
-    fit(v);
-    result_[n->id()] = v;
-    busy_[n->id()] = 0;
-    if (v_is_fixpoint && !busy_[v->id()] && !result_[v->id()]) result_[v->id()] = v;
+    Slot& a = slot(n);
+    a.result = v;
+    a.busy = false;
+    if (v_is_fixpoint) {
+      Slot& b = slot(v);
+      if (!b.busy && !b.result) b.result = v;
+    }
   }
+  // Records a result directly (substitute: no in-progress state).
+  void set(const Node* n, const Node* v) { slot(n).result = v; }
 
  private:
-  void fit(const Node* n) {
-    if (n->id() >= result_.size()) grow(n->ctx().num_nodes());
+  struct Slot {
+    const Node* result;
+    bool busy;
+  };
+  struct Store {
+    std::vector<uint32_t> stamp;
+    std::vector<Slot> slots;
+    uint32_t gen = 0;
+  };
+  Slot& slot(const Node* n) {
+    const uint32_t i = n->id();
+    if (i >= s_->stamp.size()) grow(n->ctx().num_nodes());
+    if (s_->stamp[i] != s_->gen) {
+      s_->stamp[i] = s_->gen;
+      s_->slots[i] = Slot{nullptr, false};
+    }
+    return s_->slots[i];
   }
   void grow(size_t n) {
     const size_t size = n + n / 2 + 64;
-    result_.resize(size, nullptr);
-    busy_.resize(size, 0);
+    s_->stamp.resize(size, 0u);
+    s_->slots.resize(size);
   }
-  std::vector<const Node*> result_;
-  std::vector<uint8_t> busy_;
+  static inline thread_local std::vector<std::unique_ptr<Store>> t_pool_;
+  static inline thread_local size_t t_depth_ = 0;
+  Store* s_;
 };
 
 struct Frame {
@@ -198,34 +234,34 @@ Ref rewrite_walk(Ref root, const PatternMatcher& pm, const RewriteOptions& o) {
 
 Ref substitute(Ref root, const std::unordered_map<Ref, Ref>& replacements) {
   Context& ctx = root->ctx();
-  std::vector<const Node*> result(ctx.num_nodes(), nullptr);
+  Memo result(ctx);
   std::vector<Frame> stack{{root.get(), nullptr, 0}};
   std::vector<Ref> new_src;
   while (!stack.empty()) {
     Frame& f = stack.back();
     const Node* n = f.n;
     if (f.stage == 0) {
-      if (result[n->id()]) {
+      if (result.get(n)) {
         stack.pop_back();
         continue;
       }
       if (auto it = replacements.find(Ref(n)); it != replacements.end()) {
-        result[n->id()] = it->second.get();
+        result.set(n, it->second.get());
         stack.pop_back();
         continue;
       }
       f.stage = 1;
       for (size_t i = n->nsrc(); i-- > 0;)
-        if (!result[n->src(i)->id()]) stack.push_back({n->src(i).get(), nullptr, 0});
+        if (!result.get(n->src(i).get())) stack.push_back({n->src(i).get(), nullptr, 0});
       continue;
     }
     stack.pop_back();
-    if (result[n->id()]) continue;
+    if (result.get(n)) continue;
     new_src.clear();
-    for (Ref c : n->src()) new_src.push_back(Ref(result[c->id()]));
-    result[n->id()] = ctx.replace_src(Ref(n), new_src).get();
+    for (Ref c : n->src()) new_src.push_back(Ref(result.get(c.get())));
+    result.set(n, ctx.replace_src(Ref(n), new_src).get());
   }
-  return Ref(result[root->id()]);
+  return Ref(result.get(root.get()));
 }
 
 }  // namespace rawgpu::compiler

@@ -1,6 +1,8 @@
 // The lazy Tensor API: graph building with shape/dtype checks, realize through the scheduler.
 #include "rawgpu/frontend/tensor.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -14,6 +16,7 @@
 #include "rawgpu/compiler/cpu.h"
 #include "rawgpu/compiler/ir.h"
 #include "rawgpu/compiler/schedule.h"
+#include "rawgpu/compiler/search.h"
 
 namespace rawgpu::frontend {
 
@@ -1285,6 +1288,9 @@ Status realize_impls(const std::vector<Tensor::Impl*>& impls) {
                                       static_cast<std::byte*>(arena.data()) + sched.offsets[i]));
     bufs[n.get()] = &views.back();
   }
+  // RAWGPU_BEAM=n: every kernel's opts come from a BEAM search (or its disk cache).
+  const int beam = RG_TRY(compiler::beam_width_from_env());
+  size_t kernel_index = 0;
   for (const auto& k : sched.kernels) {
     std::vector<CpuBuffer*> args;
     for (Ref b : k.buffers) {
@@ -1294,7 +1300,19 @@ Status realize_impls(const std::vector<Tensor::Impl*>& impls) {
                           std::string(compiler::op_name(b->op())).c_str());
       args.push_back(it->second);
     }
-    const compiler::CpuKernel* kern = RG_TRY(rt.compile_optimized(k.ast));
+    const compiler::CpuKernel* kern = nullptr;
+    if (beam > 0) {  // BEAM search replaces the default heuristic (its candidates are exact)
+      compiler::BeamOptions bo;
+      bo.width = beam;
+      bo.progress = isatty(2) || log::enabled("beam", 1);
+      bo.kernel_index = int(kernel_index);
+      bo.kernel_count = int(sched.kernels.size());
+      const Ref ast = RG_TRY(compiler::beam_search(k.ast, rt, bo)).ast;
+      kern = RG_TRY(rt.compile(ast));
+    } else {
+      kern = RG_TRY(rt.compile_optimized(k.ast));
+    }
+    ++kernel_index;
     RG_TRY(rt.launch(*kern, args, {}));
     ++g().stats.kernels_launched;
   }
@@ -1324,6 +1342,15 @@ Status Tensor::realize_all(std::span<const Tensor> ts) {
     v.push_back(t.impl_.get());
   }
   return realize_impls(v);
+}
+
+Result<compiler::Schedule> schedule_tensors(std::span<const Tensor> ts) {
+  std::vector<Ref> roots;
+  for (const Tensor& t : ts) {
+    RG_TRY(t.status());
+    if (!Ops::I(t).buf) roots.push_back(Ops::I(t).node);
+  }
+  return compiler::schedule(roots);
 }
 
 Result<size_t> count_kernels(std::span<const Tensor> ts) {

@@ -9,7 +9,9 @@
 #include "rawgpu/compiler/ir.h"
 #include "rawgpu/compiler/linearize.h"
 #include "rawgpu/compiler/rewrite.h"
+#include "rawgpu/compiler/search.h"
 #include "rawgpu/compiler/symbolic.h"
+#include "rawgpu/frontend/tensor.h"
 
 namespace rawgpu::compiler {
 namespace {
@@ -173,5 +175,126 @@ void BM_CpuRunMatmul(benchmark::State& state) {
                                                benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_CpuRunMatmul)->Arg(256)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The rewrite engine on a large symbolic graph: 2000 distinct reshape/permute-style masked index
+// expressions under one SINK (sharing their RANGEs), rewritten bottom-up to a fixpoint with the
+// full symbolic rule set (= simplify()). items/s = the driver's node visits per second
+// (RewriteStats::nodes_visited: every node of the input graph and every node a rule creates
+// that is itself rewritten). Fresh Context per iteration, built untimed.
+void BM_RewriteSymbolicGraph(benchmark::State& state) {
+  using namespace rawgpu::compiler;
+  const int exprs = static_cast<int>(state.range(0));
+  int64_t graph = 0, created = 0;
+  RewriteStats stats;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto ctx = std::make_unique<Context>();
+    std::vector<Ref> roots;
+    for (int i = 0; i < exprs; ++i) {
+      const int64_t a = 2 + i % 7, b = 3 + i % 5, c = 4 + i % 3;
+      Ref r0 = ctx->range(a * 4, 0), r1 = ctx->range(b, 1), r2 = ctx->range(c, 2),
+          r3 = ctx->range(8, 3 + i % 4);
+      Ref flat = ((r0 * b + r1) * c + r2) * 8 + r3;
+      Ref e = ((flat / 8) % c) * (100 + i) + (flat / (8 * c)) % b + (flat / (8 * b * c)) * 7 +
+              flat % 8 + i;
+      roots.push_back(where(cmplt(r0 * 2 + r1, a * 5 + i % 11), e, ctx->invalid()));
+    }
+    Ref sink = ctx->make(Op::kSink, DType::kVoid, roots);
+    graph += static_cast<int64_t>(ctx->toposort(sink).size());
+    const size_t before = ctx->num_nodes();
+    RewriteOptions o;
+    o.stats = &stats;
+    state.ResumeTiming();
+    Ref s = rewrite_bottom_up(sink, symbolic(), o);
+    benchmark::DoNotOptimize(s);
+    state.PauseTiming();
+    created += static_cast<int64_t>(ctx->num_nodes() - before);
+    ctx.reset();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(stats.nodes_visited));
+  const double it = double(state.iterations());
+  state.counters["graph_nodes"] = benchmark::Counter(double(graph) / it);
+  state.counters["visits"] = benchmark::Counter(double(stats.nodes_visited) / it);
+  state.counters["rule_hits"] = benchmark::Counter(double(stats.rule_hits) / it);
+  state.counters["nodes_created"] = benchmark::Counter(double(created) / it);
+}
+BENCHMARK(BM_RewriteSymbolicGraph)->Arg(2000)->Unit(benchmark::kMillisecond);
+
+// The scheduler (fusion, kernel ASTs with simplified indices, memory plan) on the forward passes
+// of `rawgpu bench compile`: arg 0 = 3-layer MLP 784-512-512-10 (batch 128), 1 = transformer
+// block (d_model 256, 4 heads, seq 128, batch 4). The graph is rebuilt untimed per iteration
+// (fresh input buffers, so nothing is cached from the previous iteration).
+rawgpu::frontend::Tensor bench_param(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  auto t = rawgpu::frontend::Tensor::from(std::vector<float>(size_t(n), 0.01f), shape);
+  (void)t.realize();
+  return t;
+}
+rawgpu::frontend::Tensor bench_workload(int which) {
+  using rawgpu::frontend::Tensor;
+  if (which == 0) {
+    Tensor x = bench_param({128, 784});
+    Tensor h = (x.matmul(bench_param({784, 512})) + bench_param({512})).relu();
+    h = (h.matmul(bench_param({512, 512})) + bench_param({512})).relu();
+    return h.matmul(bench_param({512, 10})) + bench_param({10});
+  }
+  const int64_t B = 4, T = 128, D = 256, H = 4, Dh = 64, F = 1024;
+  Tensor x = bench_param({B, T, D});
+  Tensor h = x.layernorm(1);
+  Tensor qkv = h.matmul(bench_param({D, 3 * D})) + bench_param({3 * D});
+  auto head = [&](int64_t i) {
+    return qkv.slice(2, i * D, (i + 1) * D).reshape({B, T, H, Dh}).permute({0, 2, 1, 3});
+  };
+  Tensor att = (head(0).matmul(head(1).transpose(-2, -1)) * 0.125).softmax(-1).matmul(head(2));
+  Tensor x2 = x + att.permute({0, 2, 1, 3}).reshape({B, T, D}).matmul(bench_param({D, D}));
+  Tensor m = x2.layernorm(1).matmul(bench_param({D, F})).gelu().matmul(bench_param({F, D}));
+  return x2 + m;
+}
+void BM_Schedule(benchmark::State& state) {
+  size_t kernels = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    rawgpu::frontend::Tensor out[] = {bench_workload(static_cast<int>(state.range(0)))};
+    state.ResumeTiming();
+    auto s = rawgpu::frontend::schedule_tensors(out);
+    benchmark::DoNotOptimize(s.ok());
+    if (s.ok()) kernels = s->kernels.size();
+  }
+  state.counters["kernels"] = benchmark::Counter(double(kernels));
+}
+BENCHMARK(BM_Schedule)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// BEAM search (width 2, no disk cache) on an n x n x n float32 matmul AST: one search per
+// iteration on a fresh runtime; reports the unoptimized and the chosen kernel's time, the
+// candidates timed and the search's wall time.
+void BM_BeamMatmul(benchmark::State& state) {
+  using namespace rawgpu::compiler;
+  const int64_t n = state.range(0);
+  BeamResult last;
+  for (auto _ : state) {
+    auto rt = std::move(CpuRuntime::create({})).take_value();
+    Context ctx;
+    BeamOptions o;
+    o.width = 2;
+    o.use_cache = false;
+    auto r = beam_search(matmul_ast(ctx, n), *rt, o);
+    if (!r.ok()) {
+      state.SkipWithError(r.error().to_string().c_str());
+      return;
+    }
+    last = *r;
+  }
+  state.counters["base_us"] = last.base_us;
+  state.counters["best_us"] = last.best_us;
+  state.counters["speedup"] = last.best_us > 0 ? last.base_us / last.best_us : 0;
+  state.counters["candidates"] = last.candidates;
+  state.counters["rounds"] = last.rounds;
+  std::string opts;
+  for (const Opt& op : last.opts) opts += (opts.empty() ? "" : ", ") + op.to_string();
+  state.SetLabel(opts);
+}
+BENCHMARK(BM_BeamMatmul)->Arg(256)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
 
 BENCHMARK_MAIN();

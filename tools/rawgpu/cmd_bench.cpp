@@ -240,7 +240,11 @@ cli::Command bench_command() {
       "    [--compare-blas]\n"
       "  GFLOPS of C = A @ B through the Tensor API (median of >= 10 runs after warm-up, fresh\n"
       "  random inputs, result checked first; exit 1 when wrong). --compare-blas runs OpenBLAS\n"
-      "  cblas_sgemm (2 threads, dlopen'ed) on the same inputs, alternating, and prints the ratio.";
+      "  cblas_sgemm (2 threads, dlopen'ed) on the same inputs, alternating, and prints the "
+      "ratio.\n"
+      "rawgpu bench compile --workload mlp|resnet-block|transformer-block [--json]\n"
+      "  Compiler time per stage (schedule, optimize+lower+linearize, LLVM IR, LLVM codegen) for\n"
+      "  a forward pass built with the Tensor API; compiles the kernels without running them.";
   c.options = {
       {"trace", 't', "FILE", "allocation trace to replay (tlsf)", ""},
       {"size", 's', "BYTES", "TLSF arena size (tlsf)", "16GiB"},
@@ -257,8 +261,10 @@ cli::Command bench_command() {
       {"dtype", 0, "T", "f32, f16 or bf16 (gemm)", "f32"},
       {"beam", 0, "K", "set RAWGPU_BEAM=K before compiling (gemm)", ""},
       {"compare-blas", 0, "", "also time OpenBLAS cblas_sgemm on 2 threads (gemm)", ""},
+      {"workload", 'w', "NAME", "mlp, resnet-block or transformer-block (compile)", ""},
+      {"opt-level", 0, "N", "LLVM pipeline O0..O3 (compile)", "3"},
   };
-  c.positionals = {{"what", "tlsf, pagetable, launch, emulator or gemm", true, false}};
+  c.positionals = {{"what", "tlsf, pagetable, launch, emulator, gemm or compile", true, false}};
   c.run = [](const cli::Args& args, cli::Io& io) {
     const std::string& what = args.positionals()[0];
     if (what == "tlsf") return bench_tlsf(args, io);
@@ -266,6 +272,7 @@ cli::Command bench_command() {
     if (what == "launch") return bench_launch(args, io);
     if (what == "emulator") return bench_emulator(args, io);
     if (what == "gemm") return bench_gemm(args, io);
+    if (what == "compile") return bench_compile(args, io);
     io.err << "rawgpu bench: unknown benchmark '" << what
            << "' (tlsf, pagetable, launch, emulator or gemm)\n";
     return 2;

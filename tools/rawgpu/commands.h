@@ -23,6 +23,8 @@ int bench_launch(const cli::Args& args, cli::Io& io);
 int bench_emulator(const cli::Args& args, cli::Io& io);
 // `rawgpu bench gemm` (cmd_bench_gemm.cpp).
 int bench_gemm(const cli::Args& args, cli::Io& io);
+// `rawgpu bench compile` (cmd_bench_compile.cpp).
+int bench_compile(const cli::Args& args, cli::Io& io);
 
 // Rendering used by `rawgpu list` (exposed for tests).
 std::string render_devices_text(const std::vector<pci::DeviceInfo>& devices, bool display_only);

@@ -77,6 +77,14 @@ struct CpuRuntimeOptions {
   bool heuristic = true;
 };
 
+// Seconds spent by CpuRuntime::compile on cache misses, per stage, summed over kernels.
+struct CpuCompileTimes {
+  uint64_t kernels = 0;    // kernels compiled (cache misses)
+  double linearize_s = 0;  // lower + linearize (AST -> linear program)
+  double ir_s = 0;         // LLVM IR construction (IRBuilder)
+  double codegen_s = 0;    // LLVM pass pipeline, machine code, JIT link
+};
+
 class CpuRuntime {
  public:
   static Result<std::unique_ptr<CpuRuntime>> create(const CpuRuntimeOptions& options = {});
@@ -101,6 +109,9 @@ class CpuRuntime {
                 std::span<const int64_t> vars);
 
   int threads() const;
+  // Identifies what compiled code is specialised for: "cpu:<triple>:<host cpu>:O<level>:<n>t".
+  std::string device() const;
+  const CpuCompileTimes& compile_times() const;
   size_t cache_size() const;
   uint64_t cache_hits() const;
 

@@ -38,6 +38,7 @@
 
 #include "rawgpu/base/error.h"
 #include "rawgpu/compiler/dtype.h"
+#include "rawgpu/compiler/schedule.h"
 
 namespace rawgpu::compiler {
 class CpuRuntime;
@@ -277,5 +278,8 @@ Tensor operator/(double a, const Tensor& b);
 // The kernels the schedule of these tensors would run (nothing runs; realized tensors need
 // none): for fusion tests.
 Result<size_t> count_kernels(std::span<const Tensor> ts);
+// The schedule realize_all(ts) would run (kernels, memory plan), without running anything. The
+// IR lives in the frontend's Context (one thread at a time). For compile benchmarks and tools.
+Result<compiler::Schedule> schedule_tensors(std::span<const Tensor> ts);
 
 }  // namespace rawgpu::frontend

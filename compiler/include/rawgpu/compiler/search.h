@@ -1,0 +1,120 @@
+// BEAM search over the kernel optimizer's opt actions, timed on the CPU device, with an on-disk
+// cache of the chosen opts.
+//
+//   BeamOptions o;  o.width = 2;
+//   BeamResult r = RG_TRY(beam_search(sink, runtime, o));
+//   const CpuKernel* k = RG_TRY(runtime.compile(r.ast));
+//
+// Search: the beam starts as {no opts}. Each round expands every beam entry by every action of
+// beam_actions() (an entry's applied opts plus one action, replayed on the kernel: illegal ones
+// fail with KernelOptError and are skipped), drops candidates whose AST equals one already
+// timed, compiles the rest and times each on scratch buffers (see BeamOptions). The `width`
+// fastest candidates seen so far form the next beam. The search stops when a round's best is not
+// at least `min_improvement` (relative) faster than the best so far, when a round yields no new
+// candidate, or after `max_rounds`. Failures of a candidate (compile error, launch error, time
+// limit) are counted and skipped, never fatal; the unoptimized kernel is always a candidate, so
+// the result is never slower than it as measured.
+//
+// Cache (BeamCache): the chosen opts are stored under <dir>/beam/ keyed by the AST's 128-bit
+// structural hash (stable across processes, see ir.h), the device string (CpuRuntime::device()),
+// the compiler version (kBeamCacheVersion) and the width. A lookup replays the stored opts on the
+// kernel; an entry that does not parse, names another key/device/version, or does not replay is
+// ignored with a warning (RAWGPU_DEBUG=beam=1 also logs hits and misses) and searched again, so a
+// cache entry can never produce a kernel the optimizer would not.
+//
+// Environment: RAWGPU_BEAM=n (0 = off) is read by beam_width_from_env(); the frontend searches
+// every kernel it realizes when n > 0. RAWGPU_CACHE_DIR overrides the cache root
+// (default $XDG_CACHE_HOME/rawgpu or ~/.cache/rawgpu). RAWGPU_BEAM_CACHE=0 disables the cache.
+// Progress (kernels done/total, round, candidates, best time) goes to stderr when stderr is a
+// terminal or RAWGPU_DEBUG enables beam=1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rawgpu/base/error.h"
+#include "rawgpu/compiler/cpu.h"
+#include "rawgpu/compiler/ir.h"
+#include "rawgpu/compiler/opt.h"
+
+namespace rawgpu::compiler {
+
+// Bumped whenever lowering or code generation changes what an opt list means for speed.
+inline constexpr std::string_view kBeamCacheVersion = "beam-cache-1";
+
+struct BeamOptions {
+  int width = 2;                  // candidates kept per round (RAWGPU_BEAM)
+  int max_rounds = 8;             // opts added at most
+  double min_improvement = 0.01;  // stop unless a round beats the best by this fraction
+  int warmup = 1;                 // untimed launches per candidate
+  int repeats = 3;                // timed launches; the minimum is the candidate's time
+  // Per candidate: a compile slower than this is skipped (counted as failed); runs stop once
+  // compile + runs pass it and the best timed run so far counts.
+  double candidate_time_limit_s = 2.0;
+  // A candidate whose first timed run exceeds this multiple of the best time is not repeated.
+  double give_up_factor = 3.0;
+  bool use_cache = true;
+  std::string cache_dir;                   // empty: default_cache_dir()
+  bool progress = false;                   // print progress lines on stderr
+  int kernel_index = 0, kernel_count = 0;  // for the progress line ("kernel 3/7"), 0: omitted
+  std::vector<Opt> actions;                // the actions to try; empty: beam_actions()
+};
+
+struct BeamResult {
+  Ref ast;                // the optimized kernel AST (the input when no opt helped)
+  std::vector<Opt> opts;  // replaying these on the input AST gives `ast`
+  double base_us = 0;     // the unoptimized kernel's time (0 on a cache hit: not measured)
+  double best_us = 0;     // the chosen kernel's time (as cached on a cache hit)
+  bool from_cache = false;
+  int rounds = 0;
+  int candidates = 0;  // distinct candidate kernels timed
+  int failed = 0;      // candidates skipped: compile/launch failure or time limit
+  int illegal = 0;     // actions refused by the optimizer (KernelOptError)
+};
+
+// Process-wide counters (tests use them instead of timing).
+struct BeamStats {
+  uint64_t searches = 0;       // beam_search calls that searched
+  uint64_t cache_hits = 0;     // beam_search calls answered from the disk cache
+  uint64_t cache_rejects = 0;  // cache entries ignored (corrupt, foreign, not replayable)
+  uint64_t candidates = 0;     // candidate kernels timed
+};
+BeamStats beam_stats();
+
+// The actions tried per beam entry (CPU device): UPCAST {0,2,3,4,5,7,8} x axes 0-7,
+// UNROLL {0,2,4,7,8} x axes 0-7, THREAD {2,3,4,8,16,32} x axes 0-2, SWAP of axis pairs among 0-4.
+// LOCAL/GROUP/NOLOCALS/PADTO are not tried on the CPU.
+const std::vector<Opt>& beam_actions();
+
+// Searches (or finds in the cache) the opts for `sink` and returns the optimized AST. Kernels
+// with variables (DEFINE_VAR) are not searched (no launch values to time with): the result is
+// the input with no opts. Errors: kInvalidArgument for a sink OptKernel::create rejects or a bad
+// width; a failure to time the unoptimized kernel itself (its compile/launch error).
+Result<BeamResult> beam_search(Ref sink, CpuRuntime& rt, const BeamOptions& options);
+
+// RAWGPU_BEAM: 0 when unset or empty. Errors: kInvalidArgument when it is not an integer 0..64.
+Result<int> beam_width_from_env();
+
+// $RAWGPU_CACHE_DIR, else $XDG_CACHE_HOME/rawgpu, else $HOME/.cache/rawgpu, else "".
+std::string default_cache_dir();
+
+// The on-disk store of chosen opts (exposed for tests and tools).
+class BeamCache {
+ public:
+  BeamCache(std::string root, std::string device, int width);
+  // <root>/beam/<hash>-<16 hex digits of the device/version/width key>.txt
+  std::string path(const Hash128& h) const;
+  // The stored opts and time when the entry exists, parses and names this key; nullopt on a miss
+  // (a corrupt or foreign entry also warns and counts as a reject).
+  std::optional<std::pair<std::vector<Opt>, double>> load(const Hash128& h) const;
+  // Write-to-temporary then rename: readers see the old entry or the new one, never a torn one.
+  Status store(const Hash128& h, const std::vector<Opt>& opts, double best_us) const;
+
+ private:
+  std::string root_, device_;
+  int width_;
+};
+
+}  // namespace rawgpu::compiler

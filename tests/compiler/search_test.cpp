@@ -1,0 +1,332 @@
+// BEAM search (compiler/search.h): the chosen kernel computes what the unoptimized one computes,
+// its opts replay to it, and the disk cache answers a second search without searching (checked
+// with beam_stats() counters, never with timing). Corrupt, foreign and non-replayable entries are
+// ignored; another device or width misses. Kept tiny: width 2, no warm-up, one timed run, O1.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "rawgpu/compiler/cpu.h"
+#include "rawgpu/compiler/opt.h"
+#include "rawgpu/compiler/schedule.h"
+#include "rawgpu/compiler/search.h"
+#include "rawgpu/frontend/tensor.h"
+#include "version.h"
+
+namespace rawgpu::compiler {
+namespace {
+
+namespace fs = std::filesystem;
+using frontend::Tensor;
+
+CpuRuntime& runtime() {
+  static std::unique_ptr<CpuRuntime> rt = [] {
+    CpuRuntimeOptions o;
+    o.opt_level = 1;
+    o.threads = 2;
+    auto r = CpuRuntime::create(o);
+    RG_CHECK(r.ok(), "%s", r.error().to_string().c_str());
+    return std::move(r).take_value();
+  }();
+  return *rt;
+}
+
+// A fresh cache directory per test, removed afterwards.
+class TempDir {
+ public:
+  TempDir() {
+    path_ = (fs::temp_directory_path() /
+             ("rawgpu-beam-test-" + std::to_string(getpid()) + "-" + std::to_string(++n_)))
+                .string();
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  static inline int n_ = 0;
+};
+
+Tensor input(std::vector<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = float(int(i * 7 % 17) - 8) / 4.0f;
+  Tensor t = Tensor::from(v, shape);
+  EXPECT_TRUE(t.realize().ok());
+  return t;
+}
+
+// The single kernel the scheduler makes for t.
+Ref kernel_of(const Tensor& t) {
+  Ref root(static_cast<const Node*>(t.graph_node()));
+  Ref roots[] = {root};
+  auto s = schedule(roots);
+  EXPECT_TRUE(s.ok()) << s.error().to_string();
+  EXPECT_EQ(s->kernels.size(), 1u);
+  return s->kernels.back().ast;
+}
+
+// Runs `sink` on dyadic inputs (exact in float32 in any summation order); returns slot 0.
+std::vector<float> run(Ref sink) {
+  auto k = runtime().compile(sink);
+  EXPECT_TRUE(k.ok()) << k.error().to_string();
+  if (!k.ok()) return {};
+  std::vector<CpuBuffer> bufs;
+  for (size_t s = 0; s < (*k)->buffer_dtypes.size(); ++s) {
+    CpuBuffer b((*k)->buffer_dtypes[s], size_t((*k)->buffer_counts[s]));
+    auto* f = static_cast<float*>(b.data());
+    for (size_t i = 0; i < b.count(); ++i) f[i] = float(int((i * 5 + s * 3) % 13) - 6) / 4.0f;
+    bufs.push_back(std::move(b));
+  }
+  std::vector<CpuBuffer*> ptrs;
+  for (auto& b : bufs) ptrs.push_back(&b);
+  auto st = runtime().launch(**k, ptrs, {});
+  EXPECT_TRUE(st.ok()) << st.error().to_string();
+  const auto* f = static_cast<const float*>(bufs[0].data());
+  return std::vector<float>(f, f + bufs[0].count());
+}
+
+// A handful of actions (legal and illegal ones) keeps each search to a few compiles.
+BeamOptions tiny(const std::string& cache_dir = "") {
+  BeamOptions o;
+  o.actions = {{OptOp::kUpcast, 0, 2}, {OptOp::kUpcast, 1, 4}, {OptOp::kUnroll, 2, 4},
+               {OptOp::kUnroll, 0, 2}, {OptOp::kThread, 0, 2}, {OptOp::kSwap, 0, 1}};
+  o.width = 2;
+  o.max_rounds = 2;
+  o.warmup = 0;
+  o.repeats = 1;
+  o.use_cache = !cache_dir.empty();
+  o.cache_dir = cache_dir;
+  return o;
+}
+
+Ref small_matmul() {
+  Tensor a = input({8, 16}), b = input({16, 8});
+  return kernel_of(a.matmul(b));
+}
+
+void expect_valid_result(Ref sink, const BeamResult& r) {
+  // The opts replay to exactly the returned kernel, which computes what the original computes.
+  auto k = OptKernel::create(sink);
+  ASSERT_TRUE(k.ok());
+  ASSERT_TRUE(k->apply_all(r.opts).ok());
+  EXPECT_EQ(r.opts.empty() ? sink : k->ast(), r.ast);
+  EXPECT_EQ(run(r.ast), run(sink));
+}
+
+TEST(Beam, DefaultActionsOnMatmulFindLegalCandidates) {
+  // The full action list once, one round: many candidates are legal, many are refused.
+  const Ref sink = small_matmul();
+  BeamOptions o = tiny();
+  o.actions.clear();
+  o.max_rounds = 1;
+  auto r = beam_search(sink, runtime(), o);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_GT(r->candidates, 10);
+  EXPECT_GT(r->illegal, 10);
+  EXPECT_EQ(r->rounds, 1);
+  expect_valid_result(sink, *r);
+}
+
+TEST(Beam, ActionsCoverTheCpuOpts) {
+  const auto& a = beam_actions();
+  auto has = [&](OptOp op) {
+    return std::any_of(a.begin(), a.end(), [&](const Opt& o) { return o.op == op; });
+  };
+  EXPECT_TRUE(has(OptOp::kUpcast));
+  EXPECT_TRUE(has(OptOp::kUnroll));
+  EXPECT_TRUE(has(OptOp::kThread));
+  EXPECT_TRUE(has(OptOp::kSwap));
+  EXPECT_FALSE(has(OptOp::kLocal));  // GPU-only opts are not tried on the CPU
+}
+
+TEST(Beam, SearchesMatmulAndKeepsItCorrect) {
+  const Ref sink = small_matmul();
+  const BeamStats before = beam_stats();
+  auto r = beam_search(sink, runtime(), tiny());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_FALSE(r->from_cache);
+  EXPECT_GT(r->candidates, 1);  // the unoptimized kernel plus legal expansions
+  EXPECT_GT(r->illegal, 0);     // e.g. UNROLL of an output axis: refused, skipped
+  EXPECT_GE(r->rounds, 1);
+  EXPECT_GT(r->base_us, 0);
+  EXPECT_LE(r->best_us, r->base_us);  // the unoptimized kernel is itself a candidate
+  const BeamStats after = beam_stats();
+  EXPECT_EQ(after.searches, before.searches + 1);
+  EXPECT_EQ(after.candidates, before.candidates + uint64_t(r->candidates));
+  expect_valid_result(sink, *r);
+}
+
+TEST(Beam, ElementwiseKernel) {
+  Tensor a = input({4, 32}), b = input({4, 32});
+  const Ref sink = kernel_of((a * b + a).relu());
+  auto r = beam_search(sink, runtime(), tiny());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  expect_valid_result(sink, *r);
+}
+
+TEST(Beam, CandidatesPastTheTimeLimitAreSkippedNotFatal) {
+  // A zero limit: every candidate's compile is over it. The search still answers (the
+  // unoptimized kernel, which has no compile limit), counting the skipped candidates.
+  Tensor a = input({4, 16}), b = input({4, 16});
+  const Ref sink = kernel_of(a * b - b);
+  BeamOptions o = tiny();
+  o.candidate_time_limit_s = 0;
+  auto r = beam_search(sink, runtime(), o);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_GT(r->failed, 0);
+  EXPECT_EQ(r->failed, r->candidates - 1);
+  EXPECT_TRUE(r->opts.empty());
+  EXPECT_EQ(r->ast, sink);
+}
+
+TEST(Beam, RejectsBadWidth) {
+  BeamOptions o = tiny();
+  o.width = 0;
+  auto r = beam_search(small_matmul(), runtime(), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), Errc::kInvalidArgument);
+}
+
+TEST(BeamCache, SecondRunDoesNoSearch) {
+  TempDir dir;
+  const Ref sink = small_matmul();
+  const BeamStats s0 = beam_stats();
+  auto r1 = beam_search(sink, runtime(), tiny(dir.path()));
+  ASSERT_TRUE(r1.ok()) << r1.error().to_string();
+  const BeamStats s1 = beam_stats();
+  EXPECT_EQ(s1.searches, s0.searches + 1);
+  BeamCache cache(dir.path(), runtime().device(), 2);
+  EXPECT_TRUE(fs::exists(cache.path(sink->hash())));
+
+  auto r2 = beam_search(sink, runtime(), tiny(dir.path()));
+  ASSERT_TRUE(r2.ok()) << r2.error().to_string();
+  const BeamStats s2 = beam_stats();
+  EXPECT_EQ(s2.searches, s1.searches);      // no search
+  EXPECT_EQ(s2.candidates, s1.candidates);  // nothing compiled or timed
+  EXPECT_EQ(s2.cache_hits, s1.cache_hits + 1);
+  EXPECT_TRUE(r2->from_cache);
+  EXPECT_EQ(r2->opts, r1->opts);
+  EXPECT_EQ(r2->ast, r1->ast);
+}
+
+TEST(BeamCache, CorruptEntryFallsBackToSearch) {
+  TempDir dir;
+  const Ref sink = small_matmul();
+  BeamCache cache(dir.path(), runtime().device(), 2);
+  const std::string p = cache.path(sink->hash());
+  const std::string cases[] = {
+      "garbage\n",
+      "",
+      // A truncated entry (no "end").
+      "rawgpu-beam " + std::string(kBeamCacheVersion) + "\nversion " RAWGPU_VERSION "\ndevice " +
+          runtime().device() + "\nwidth 2\nkernel " + sink->hash().hex() + "\ntime_us 1\n",
+      // Well-formed, but the opt does not replay on this kernel (axis 7 does not exist).
+      "rawgpu-beam " + std::string(kBeamCacheVersion) + "\nversion " RAWGPU_VERSION "\ndevice " +
+          runtime().device() + "\nwidth 2\nkernel " + sink->hash().hex() +
+          "\ntime_us 1\nopt UPCAST 7 4\nend\n",
+      // Another compiler version's entry at this path.
+      "rawgpu-beam " + std::string(kBeamCacheVersion) + "\nversion 0.0.0-other\ndevice " +
+          runtime().device() + "\nwidth 2\nkernel " + sink->hash().hex() + "\ntime_us 1\nend\n",
+      // Another kernel's entry.
+      "rawgpu-beam " + std::string(kBeamCacheVersion) + "\nversion " RAWGPU_VERSION "\ndevice " +
+          runtime().device() +
+          "\nwidth 2\nkernel 0123456789abcdef0123456789abcdef\ntime_us 1\nend\n",
+  };
+  for (const std::string& text : cases) {
+    SCOPED_TRACE(text);
+    fs::create_directories(fs::path(p).parent_path());
+    {
+      std::ofstream out(p, std::ios::trunc);
+      out << text;
+    }
+    const BeamStats s0 = beam_stats();
+    auto r = beam_search(sink, runtime(), tiny(dir.path()));
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    const BeamStats s1 = beam_stats();
+    EXPECT_FALSE(r->from_cache);
+    EXPECT_EQ(s1.cache_rejects, s0.cache_rejects + 1);
+    EXPECT_EQ(s1.searches, s0.searches + 1);
+    expect_valid_result(sink, *r);
+    // The search replaced the bad entry with a good one.
+    auto again = cache.load(sink->hash());
+    ASSERT_TRUE(again.has_value());
+    EXPECT_EQ(again->first, r->opts);
+  }
+}
+
+TEST(BeamCache, OtherDeviceOrWidthMisses) {
+  TempDir dir;
+  const Ref sink = small_matmul();
+  BeamCache mine(dir.path(), runtime().device(), 2);
+  ASSERT_TRUE(mine.store(sink->hash(), {{OptOp::kUpcast, 0, 4}}, 1.5).ok());
+  auto hit = mine.load(sink->hash());
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->first, (std::vector<Opt>{{OptOp::kUpcast, 0, 4}}));
+  EXPECT_EQ(hit->second, 1.5);
+  const BeamStats s0 = beam_stats();
+  BeamCache other_dev(dir.path(), "cpu:other-triple:other-cpu:O3:2t", 2);
+  EXPECT_NE(other_dev.path(sink->hash()), mine.path(sink->hash()));
+  EXPECT_FALSE(other_dev.load(sink->hash()).has_value());
+  BeamCache other_width(dir.path(), runtime().device(), 4);
+  EXPECT_FALSE(other_width.load(sink->hash()).has_value());
+  EXPECT_EQ(beam_stats().cache_rejects, s0.cache_rejects);  // plain misses, not rejects
+  // Only the temporary-free final file exists (write-then-rename).
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(mine.path(sink->hash())).parent_path())) {
+    ++files;
+    EXPECT_EQ(e.path().extension(), ".txt");
+  }
+  EXPECT_EQ(files, 1);
+}
+
+TEST(BeamEnv, WidthParsing) {
+  ::setenv("RAWGPU_BEAM", "3", 1);
+  EXPECT_EQ(*beam_width_from_env(), 3);
+  ::setenv("RAWGPU_BEAM", "x", 1);
+  EXPECT_FALSE(beam_width_from_env().ok());
+  ::setenv("RAWGPU_BEAM", "65", 1);
+  EXPECT_FALSE(beam_width_from_env().ok());
+  ::unsetenv("RAWGPU_BEAM");
+  EXPECT_EQ(*beam_width_from_env(), 0);
+}
+
+TEST(BeamEnv, FrontendSearchesEveryKernelAndThenUsesTheCache) {
+  TempDir dir;
+  ::setenv("RAWGPU_CACHE_DIR", dir.path().c_str(), 1);
+  ::setenv("RAWGPU_BEAM", "2", 1);
+  auto compute = [] {
+    Tensor a = input({4, 4}), b = input({4, 4});
+    return (a * b + a).to_host<float>();
+  };
+  const BeamStats s0 = beam_stats();
+  auto v1 = compute();
+  const BeamStats s1 = beam_stats();
+  auto v2 = compute();
+  const BeamStats s2 = beam_stats();
+  ::unsetenv("RAWGPU_BEAM");
+  auto plain = compute();
+  ::unsetenv("RAWGPU_CACHE_DIR");
+  ASSERT_TRUE(v1.ok()) << v1.error().to_string();
+  ASSERT_TRUE(v2.ok());
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(*v1, *plain);
+  EXPECT_EQ(*v2, *plain);
+  EXPECT_GE(s1.searches, s0.searches + 1);
+  EXPECT_EQ(s2.searches, s1.searches);  // the second realization found every kernel cached
+  EXPECT_GE(s2.cache_hits, s1.cache_hits + 1);
+  EXPECT_EQ(beam_stats().searches, s2.searches);  // RAWGPU_BEAM unset: no search
+}
+
+}  // namespace
+}  // namespace rawgpu::compiler
