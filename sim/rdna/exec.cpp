@@ -18,7 +18,7 @@ namespace {
 enum Op : uint16_t {
   kNoOp = 0,
 #define RDNA_ENUM(name) name,
-  RDNA_OPS(RDNA_ENUM)
+  RDNA_OPS(RDNA_ENUM) RDNA_OPS_TYPES(RDNA_ENUM)
 #undef RDNA_ENUM
       kOpCount,
   kCmp = 0x8000,  // | cmpx << 12 | cond << 4 | type
@@ -106,7 +106,7 @@ uint16_t semantics_of(std::string_view mnemonic) {
     std::unordered_map<std::string_view, uint16_t> m;
     static constexpr std::string_view kNames[] = {
 #define RDNA_NAME(name) #name,
-        RDNA_OPS(RDNA_NAME)
+        RDNA_OPS(RDNA_NAME) RDNA_OPS_TYPES(RDNA_NAME)
 #undef RDNA_NAME
     };
     for (uint16_t i = 0; i < std::size(kNames); ++i)
@@ -286,6 +286,111 @@ uint32_t fp_class_mask(double v, bool snan) {
   }
 }
 
+// ---------------------------------------------------------------- data-type helpers (issue 9)
+inline float H2F(uint32_t h) { return half_to_float(static_cast<uint16_t>(h)); }
+inline uint32_t F2H(double v) {  // double → f16 through f32 (exact for f16-representable math)
+  return float_to_half(static_cast<float>(v));
+}
+bool is_snan16(uint32_t h) { return (h & 0x7C00) == 0x7C00 && (h & 0x3FF) && !(h & 0x200); }
+bool is_nan16(uint32_t h) { return (h & 0x7FFF) > 0x7C00; }
+// f16 min/max: IEEE mode (sNaN → qNaN, a qNaN ignored), maximumNumber (`num`), or NaN
+// propagating (`maximum`); −0 < +0 in all three.
+uint32_t fminmax16(uint32_t a, uint32_t b, bool is_max, int kind /*0 ieee, 1 num, 2 maximum*/) {
+  a &= 0xFFFF, b &= 0xFFFF;
+  if (kind == 2) {
+    if (is_nan16(a)) return a | 0x200;
+    if (is_nan16(b)) return b | 0x200;
+  } else {
+    if (kind == 0 && is_snan16(a)) return a | 0x200;
+    if (kind == 0 && is_snan16(b)) return b | 0x200;
+    if (is_nan16(a)) return is_nan16(b) ? (b | 0x200) : b;
+    if (is_nan16(b)) return a;
+  }
+  const float x = H2F(a), y = H2F(b);
+  if (x == y) {
+    const bool an = (a >> 15) & 1;
+    return is_max ? (an ? b : a) : (an ? a : b);
+  }
+  return is_max ? (x > y ? a : b) : (x < y ? a : b);
+}
+uint64_t fminmax64(uint64_t a, uint64_t b, bool is_max, int kind) {
+  auto nan = [](uint64_t x) { return (x & ~(1ull << 63)) > 0x7FF0000000000000ull; };
+  auto snan = [&](uint64_t x) { return nan(x) && !((x >> 51) & 1); };
+  constexpr uint64_t q = 1ull << 51;
+  if (kind == 2) {
+    if (nan(a)) return a | q;
+    if (nan(b)) return b | q;
+  } else {
+    if (kind == 0 && snan(a)) return a | q;
+    if (kind == 0 && snan(b)) return b | q;
+    if (nan(a)) return nan(b) ? (b | q) : b;
+    if (nan(b)) return a;
+  }
+  const double x = D(a), y = D(b);
+  if (x == y) {
+    const bool an = a >> 63;
+    return is_max ? (an ? b : a) : (an ? a : b);
+  }
+  return is_max ? (x > y ? a : b) : (x < y ? a : b);
+}
+template <class T>
+T clamp_to(int64_t v) {
+  return static_cast<T>(
+      std::clamp<int64_t>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+}
+
+// v_div_scale_f64: the f32 rules with the f64 ranges (2^128 scale, exponent bias 1023).
+uint64_t div_scale_f64(uint64_t s0, uint64_t s1, uint64_t s2, bool& vcc) {
+  const double x = D(s0), den = D(s1), num = D(s2);
+  const int ed = static_cast<int>((s1 >> 52) & 0x7FF), en = static_cast<int>((s2 >> 52) & 0x7FF);
+  vcc = false;
+  if (num == 0.0 || den == 0.0) return 0x7FF8000000000000ull;
+  const long double q = static_cast<long double>(num) / static_cast<long double>(den);
+  const bool q_denorm = std::fabs(q) < 0x1p-1022L && q != 0.0L;
+  if (en - ed >= 768) {
+    vcc = true;
+    return s0 == s1 ? U(std::ldexp(x, 128)) : s0;
+  }
+  if (std::fpclassify(den) == FP_SUBNORMAL) return U(std::ldexp(x, 128));
+  if (std::fabs(den) > 0x1p1022) return U(std::ldexp(x, -128));
+  if (q_denorm) {
+    vcc = true;
+    return s0 == s2 ? U(std::ldexp(x, 128)) : s0;
+  }
+  if (en <= 53) return U(std::ldexp(x, 128));
+  return s0;
+}
+uint64_t div_fixup_f64(uint64_t s0, uint64_t s1, uint64_t s2) {
+  const double q = D(s0), den = D(s1), num = D(s2);
+  const uint64_t sign = (s1 ^ s2) & (1ull << 63);
+  constexpr uint64_t kInf = 0x7FF0000000000000ull, kQ = 1ull << 51, kNegNan = 0xFFF8000000000000ull;
+  if (std::isnan(num)) return s2 | kQ;
+  if (std::isnan(den)) return s1 | kQ;
+  if (den == 0.0 && num == 0.0) return kNegNan;
+  if (std::isinf(den) && std::isinf(num)) return kNegNan;
+  if (den == 0.0 || std::isinf(num)) return sign | kInf;
+  if (std::isinf(den) || num == 0.0) return sign;
+  if (std::isnan(q)) return sign | kInf;
+  return (s0 & ~(1ull << 63)) | sign;
+}
+uint32_t div_fixup_f16(uint32_t s0, uint32_t s1, uint32_t s2) {
+  const float q = H2F(s0), den = H2F(s1), num = H2F(s2);
+  const uint32_t sign = (s1 ^ s2) & 0x8000u;
+  if (std::isnan(num)) return (s2 & 0xFFFF) | 0x200;
+  if (std::isnan(den)) return (s1 & 0xFFFF) | 0x200;
+  if ((den == 0.0f && num == 0.0f) || (std::isinf(den) && std::isinf(num))) return 0xFE00;
+  if (den == 0.0f || std::isinf(num)) return sign | 0x7C00;
+  if (std::isinf(den) || num == 0.0f) return sign;
+  if (std::isnan(q)) return sign | 0x7C00;
+  return (s0 & 0x7FFF) | sign;
+}
+template <class T>
+T fract_of(T x, T below_one) {
+  if (std::isinf(x)) return std::copysign(T(0), x);
+  if (std::isnan(x)) return x;
+  return std::min(x - std::floor(x), below_one);
+}
+
 // Counters for strict waits. kSmem completes out of order.
 enum Counter : uint8_t { kCntLoad, kCntStore, kCntLds, kCntSmem, kCntNum };
 
@@ -314,9 +419,10 @@ struct Uop {
   uint8_t fbits = 0;  // float operand width for abs/neg/inline constants (0: integer)
   uint8_t abs = 0, neg = 0, neg_hi = 0, opsel = 0, opsel_hi = 0, omod = 0;
   bool clamp = false;
-  bool half = false;  // 16-bit VALU result
-  int32_t imm = 0;    // SOPK/SOPP simm16, SMEM/FLAT/DS offset
-  int32_t imm1 = 0;   // DS offset1
+  bool half = false;   // 16-bit VALU result
+  bool dst32 = false;  // 16-bit sources (opsel) but a full 32-bit result
+  int32_t imm = 0;     // SOPK/SOPP simm16, SMEM/FLAT/DS offset
+  int32_t imm1 = 0;    // DS offset1
   uint16_t addr = 0, data0 = 0, data1 = 0, saddr = 0;
   bool glc = false;
   uint64_t pc = 0;
@@ -435,7 +541,8 @@ struct Emulator::Impl {
       u.cval[i] = code == 235 ? (w == 2 ? 1ull << 48 : 1u << 16) : (w == 2 ? 2ull << 48 : 2u << 16);
     } else {
       const uint64_t c = inline_const(code, u.fbits, w);
-      if (c == ~0ull)
+      // (-1 in a 64-bit operand is ~0 too: only codes outside the constant ranges fail.)
+      if (c == ~0ull && !(code >= 128 && code <= 208))
         return fail(Errc::kUnsupported, &u, strformat("source operand %u not supported", code));
       u.kind[i] = kSrcConst;
       u.cval[i] = c;
@@ -482,10 +589,15 @@ struct Emulator::Impl {
     u.fbits = float_bits(m);
     if (u.fbits == 16 || m.find("_u16") != std::string_view::npos ||
         m.find("_i16") != std::string_view::npos || m.find("_b16") != std::string_view::npos)
-      u.half = m.find("v_pk_") != 0 && m.find("cvt_f32_f16") == std::string_view::npos &&
-               m.find("cvt_f64") == std::string_view::npos &&
-               m.find("cmp") == std::string_view::npos && m.find("dot2") == std::string_view::npos;
+      u.half =
+          m.find("v_pk_") != 0 && m.find("cvt_f32_f16") == std::string_view::npos &&
+          m.find("cvt_f64") == std::string_view::npos && m.find("cmp") == std::string_view::npos &&
+          m.find("dot2") == std::string_view::npos && m.find("fma_mix") == std::string_view::npos;
     if (m.find("cvt_f16_f32") != std::string_view::npos) u.half = true;
+    // 16-bit sources, 32-bit result.
+    for (std::string_view w32 : {"v_cvt_i32_i16", "v_cvt_u32_u16", "v_mad_u32_u16", "v_mad_i32_i16",
+                                 "v_cvt_pk_", "v_pack_b32_f16"})
+      if (m.find(w32) == 0) u.dst32 = true;
     const bool is_cmp = (u.op & kCmp) != 0;
     const bool cmpx = is_cmp && (u.op & (1u << 12));
     const auto& w = info.widths;
@@ -670,7 +782,11 @@ struct Emulator::Impl {
               m.find("readlane") != std::string_view::npos)
             u->writes[u->nwrites++] = {false, u->sdst, 1};
         }
-        if (u->fbits == 0 && (u->clamp || u->omod) && in.format != Format::kVOP3P)
+        // Integer clamp saturates the 16/32-bit add/sub/mad forms (exec_valu_types).
+        const bool int_clamp = !u->omod && (m.find("add_nc_") != std::string_view::npos ||
+                                            m.find("sub_nc_") != std::string_view::npos ||
+                                            m.find("v_mad_u16") == 0 || m.find("v_mad_i16") == 0);
+        if (u->fbits == 0 && (u->clamp || u->omod) && in.format != Format::kVOP3P && !int_clamp)
           return fail(Errc::kUnsupported, u.get(),
                       "clamp/omod on an integer operation not implemented");
         break;
@@ -852,7 +968,7 @@ struct Emulator::Impl {
   void write32(Wave& w, const Uop& u, const uint32_t* d) {
     uint32_t* dst = w.vr(u.vdst);
     const uint32_t m = w.exec();
-    if (u.half) {
+    if (u.half && !u.dst32) {
       const bool hi = (u.opsel >> 3) & 1;
       for (unsigned l = 0; l < kLanes; ++l)
         if ((m >> l) & 1)
@@ -890,10 +1006,17 @@ struct Emulator::Impl {
       }
       return nullptr;
     };
+    // A load whose result returns through the same in-order counter as the pending one writes
+    // after it: overwriting its destination is ordered (LLVM reuses a dead half, observed
+    // `global_load_b64 v[4:5]` then `global_load_b64 v[5:6]`).
+    const bool vmem =
+        u.fmt == Format::kGLOBAL || u.fmt == Format::kFLAT || u.fmt == Format::kSCRATCH;
+    const int in_order = vmem ? kCntLoad : u.fmt == Format::kDS ? kCntLds : -1;
     for (unsigned i = 0; i < u.nreads + u.nwrites; ++i) {
       const bool is_read = i < u.nreads;
       const Uop::Range& r = is_read ? u.reads[i] : u.writes[i - u.nreads];
       if (const Pending* p = busy(r)) {
+        if (!is_read && p->cnt == in_order) continue;
         return fail(Errc::kHardware, &u,
                     strformat("strict wait: %s %c%u while the %s at PC %s still owns it (missing "
                               "s_waitcnt / s_wait)",
@@ -1590,6 +1713,323 @@ struct Emulator::Impl {
     return omod == 1 ? r * 2.0f : omod == 2 ? r * 4.0f : omod == 3 ? r * 0.5f : r;
   }
 
+  // Data-type families (issue 9 item 1): f16 math, 16-bit and packed integers, f64 division,
+  // rounding and frexp. Returns what was produced: a 32-bit result in R, a 64-bit one in QR, or
+  // kWritten when the operation wrote its own destinations; kNo when the op is not one of these.
+  enum class Done : uint8_t { kNo, k32, k64, kWritten };
+  Done exec_valu_types(Wave& w, const Uop& u, const uint32_t* A, const uint32_t* B,
+                       const uint32_t* C, const uint64_t* QA, const uint64_t* QB,
+                       const uint64_t* QC, uint32_t* R, uint64_t* QR) {
+    const uint32_t K = static_cast<uint32_t>(u.cval[2]);
+    const bool ieee = w.mode.ieee && !g12;
+#define L32(expr)                                \
+  for (unsigned l = 0; l < kLanes; ++l) {        \
+    const uint32_t a = A[l], b = B[l], c = C[l]; \
+    (void)a, (void)b, (void)c;                   \
+    R[l] = (expr);                               \
+  }                                              \
+  return Done::k32;
+#define L64(expr)                                   \
+  for (unsigned l = 0; l < kLanes; ++l) {           \
+    const uint64_t a = QA[l], b = QB[l], c = QC[l]; \
+    (void)a, (void)b, (void)c;                      \
+    QR[l] = (expr);                                 \
+  }                                                 \
+  return Done::k64;
+    auto s16 = [](uint32_t x) { return static_cast<int16_t>(x); };
+    auto u16 = [](uint32_t x) { return static_cast<uint16_t>(x); };
+    auto ff = [](uint32_t x) { return static_cast<double>(H2F(x)); };
+    switch (u.op) {
+      // f16
+      case v_subrev_f16: L32(F2H(ff(b) - ff(a)))
+      case v_sqrt_f16: L32(F2H(std::sqrt(ff(a))))
+      case v_rcp_f16: L32(F2H(1.0 / ff(a)))
+      case v_rsq_f16: L32(F2H(1.0 / std::sqrt(ff(a))))
+      case v_log_f16: L32(F2H(std::log2(ff(a))))
+      case v_exp_f16: L32(F2H(std::exp2(ff(a))))
+      case v_sin_f16: L32(F2H(std::sin(2.0 * M_PI * (ff(a) - std::floor(ff(a))))))
+      case v_cos_f16: L32(F2H(std::cos(2.0 * M_PI * (ff(a) - std::floor(ff(a))))))
+      case v_floor_f16: L32(F2H(std::floor(ff(a))))
+      case v_ceil_f16: L32(F2H(std::ceil(ff(a))))
+      case v_trunc_f16: L32(F2H(std::trunc(ff(a))))
+      case v_rndne_f16: L32(F2H(std::nearbyint(ff(a))))
+      case v_fract_f16: L32(F2H(fract_of(ff(a), 0x1.ffcp-1)))
+      case v_frexp_mant_f16:
+        L32(std::isfinite(ff(a)) ? F2H([](double x) {
+          int e;
+          return std::frexp(x, &e);
+        }(ff(a)))
+                                 : (a & 0xFFFF))
+      case v_frexp_exp_i16_f16: L32(static_cast<uint16_t>(frexp_exp(H2F(a))))
+      case v_ldexp_f16: L32(F2H(std::ldexp(ff(a), std::clamp<int>(s16(b), -100, 100))))
+      case v_div_fixup_f16: L32(div_fixup_f16(a, b, c))
+      case v_fmamk_f16: L32(F2H(std::fma(ff(a), ff(K), ff(b))))
+      case v_fmaak_f16: L32(F2H(std::fma(ff(a), ff(b), ff(K))))
+      case v_max_num_f16: L32(fminmax16(a, b, true, 1))
+      case v_min_num_f16: L32(fminmax16(a, b, false, 1))
+      case v_maximum_f16: L32(fminmax16(a, b, true, 2))
+      case v_minimum_f16: L32(fminmax16(a, b, false, 2))
+      case v_max3_f16:
+      case v_max3_num_f16: {
+        const int k = u.op == v_max3_f16 && ieee ? 0 : 1;
+        L32(fminmax16(fminmax16(a, b, true, k), c, true, k))
+      }
+      case v_min3_f16:
+      case v_min3_num_f16: {
+        const int k = u.op == v_min3_f16 && ieee ? 0 : 1;
+        L32(fminmax16(fminmax16(a, b, false, k), c, false, k))
+      }
+      case v_med3_f16:
+      case v_med3_num_f16: {
+        const int k = u.op == v_med3_f16 && ieee ? 0 : 1;
+        L32(fminmax16(fminmax16(a, b, false, k), fminmax16(fminmax16(a, b, true, k), c, false, k),
+                      true, k))
+      }
+      case v_cvt_i16_f16: L32(static_cast<uint16_t>(sat_cvt<int16_t>(H2F(a))))
+      case v_cvt_u16_f16: L32(sat_cvt<uint16_t>(H2F(a)))
+      case v_cvt_f16_i16: L32(F2H(s16(a)))
+      case v_cvt_f16_u16: L32(F2H(u16(a)))
+      case v_cvt_i32_i16: L32(static_cast<uint32_t>(int32_t{s16(a)}))
+      case v_cvt_u32_u16: L32(u16(a))
+      case v_cvt_pk_rtz_f16_f32:
+        L32([](float x, float y) {
+          auto rtz = [](float f) {  // round toward zero: truncate the f32 mantissa first
+            const uint16_t h = float_to_half(f);
+            const float back = half_to_float(h);
+            if (std::isnan(f) || std::isinf(back) == std::isinf(f) ? std::fabs(back) <= std::fabs(f)
+                                                                   : false)
+              return h;
+            if (std::isinf(back) && !std::isinf(f))
+              return static_cast<uint16_t>((h & 0x8000) | 0x7BFF);
+            return static_cast<uint16_t>(h - 1);
+          };
+          return uint32_t{rtz(x)} | uint32_t{rtz(y)} << 16;
+        }(F(a), F(b)))
+      case v_pack_b32_f16: L32((a & 0xFFFF) | (b << 16))
+      case v_cvt_floor_i32_f32: L32(static_cast<uint32_t>(sat_cvt<int32_t>(std::floor(F(a)))))
+      case v_cvt_nearest_i32_f32:
+        L32(static_cast<uint32_t>(sat_cvt<int32_t>(std::floor(static_cast<double>(F(a)) + 0.5))))
+      case v_fma_mix_f32:
+      case v_fma_mixlo_f16:
+      case v_fma_mixhi_f16: {
+        // opsel_hi[i] = 0: source i is f32; 1: f16, opsel[i] picks the half. neg_hi means abs.
+        const uint32_t* src[3] = {A, B, C};
+        uint32_t* dst = w.vr(u.vdst);
+        const uint32_t m = w.exec();
+        for (unsigned l = 0; l < kLanes; ++l) {
+          double x[3];
+          for (unsigned i = 0; i < 3; ++i) {
+            const uint32_t v = src[i][l];
+            x[i] = (u.opsel_hi >> i) & 1 ? ff((u.opsel >> i) & 1 ? v >> 16 : v) : F(v);
+            if ((u.neg_hi >> i) & 1) x[i] = std::fabs(x[i]);
+            if ((u.neg >> i) & 1) x[i] = -x[i];
+          }
+          const float r = std::fma(static_cast<float>(x[0]), static_cast<float>(x[1]),
+                                   static_cast<float>(x[2]));
+          if (!((m >> l) & 1)) continue;
+          float rc = u.clamp ? (std::isnan(r) ? 0.0f : std::clamp(r, 0.0f, 1.0f)) : r;
+          if (u.op == v_fma_mix_f32) {
+            dst[l] = U(rc);
+          } else {
+            const uint32_t h = F2H(rc);
+            dst[l] = u.op == v_fma_mixlo_f16 ? (dst[l] & 0xFFFF0000u) | h
+                                             : (dst[l] & 0xFFFFu) | (h << 16);
+          }
+        }
+        return Done::kWritten;
+      }
+      // 16-bit integers (clamp saturates)
+      case v_add_nc_i16:
+        L32(static_cast<uint16_t>(u.clamp ? clamp_to<int16_t>(int64_t{s16(a)} + s16(b))
+                                          : static_cast<int16_t>(s16(a) + s16(b))))
+      case v_sub_nc_i16:
+        L32(static_cast<uint16_t>(u.clamp ? clamp_to<int16_t>(int64_t{s16(a)} - s16(b))
+                                          : static_cast<int16_t>(s16(a) - s16(b))))
+      case v_lshlrev_b16: L32(static_cast<uint16_t>(u16(b) << (a & 15)))
+      case v_lshrrev_b16: L32(static_cast<uint16_t>(u16(b) >> (a & 15)))
+      case v_ashrrev_i16: L32(static_cast<uint16_t>(s16(b) >> (a & 15)))
+      case v_min_i16: L32(static_cast<uint16_t>(std::min(s16(a), s16(b))))
+      case v_max_i16: L32(static_cast<uint16_t>(std::max(s16(a), s16(b))))
+      case v_min_u16: L32(std::min(u16(a), u16(b)))
+      case v_max_u16: L32(std::max(u16(a), u16(b)))
+      case v_max3_i16: L32(static_cast<uint16_t>(std::max({s16(a), s16(b), s16(c)})))
+      case v_min3_i16: L32(static_cast<uint16_t>(std::min({s16(a), s16(b), s16(c)})))
+      case v_max3_u16: L32(std::max({u16(a), u16(b), u16(c)}))
+      case v_min3_u16: L32(std::min({u16(a), u16(b), u16(c)}))
+      case v_med3_i16:
+        L32(static_cast<uint16_t>(
+            std::max(std::min(s16(a), s16(b)), std::min(std::max(s16(a), s16(b)), s16(c)))))
+      case v_med3_u16:
+        L32(std::max(std::min(u16(a), u16(b)), std::min(std::max(u16(a), u16(b)), u16(c))))
+      case v_mad_u16:
+        L32(u.clamp ? static_cast<uint32_t>(
+                          std::min<uint64_t>(uint64_t{u16(a)} * u16(b) + u16(c), 0xFFFF))
+                    : static_cast<uint16_t>(u16(a) * u16(b) + u16(c)))
+      case v_mad_i16:
+        L32(static_cast<uint16_t>(u.clamp ? clamp_to<int16_t>(int64_t{s16(a)} * s16(b) + s16(c))
+                                          : static_cast<int16_t>(s16(a) * s16(b) + s16(c))))
+      case v_mad_u32_u16: L32(uint32_t{u16(a)} * u16(b) + c)
+      case v_mad_i32_i16:
+        L32(static_cast<uint32_t>(int32_t{s16(a)} * s16(b) + static_cast<int32_t>(c)))
+      case v_and_b16: L32(a & b & 0xFFFF)
+      case v_or_b16: L32((a | b) & 0xFFFF)
+      case v_xor_b16: L32((a ^ b) & 0xFFFF)
+      case v_not_b16: L32(~a & 0xFFFF)
+      case v_mov_b16: L32(a & 0xFFFF)
+      case v_cvt_pk_i16_i32:
+        L32(uint32_t{static_cast<uint16_t>(clamp_to<int16_t>(static_cast<int32_t>(a)))} |
+            uint32_t{static_cast<uint16_t>(clamp_to<int16_t>(static_cast<int32_t>(b)))} << 16)
+      case v_cvt_pk_u16_u32: L32(std::min(a, 0xFFFFu) | std::min(b, 0xFFFFu) << 16)
+      case v_sat_pk_u8_i16:
+        L32(uint32_t{clamp_to<uint8_t>(static_cast<int16_t>(a))} |
+            uint32_t{clamp_to<uint8_t>(static_cast<int16_t>(a >> 16))} << 8)
+      case v_add_nc_i32:
+        L32(static_cast<uint32_t>(
+            u.clamp ? clamp_to<int32_t>(int64_t{static_cast<int32_t>(a)} + static_cast<int32_t>(b))
+                    : a + b))
+      case v_sub_nc_i32:
+        L32(static_cast<uint32_t>(
+            u.clamp ? clamp_to<int32_t>(int64_t{static_cast<int32_t>(a)} - static_cast<int32_t>(b))
+                    : a - b))
+      case v_alignbyte_b32: L32(static_cast<uint32_t>(((uint64_t{a} << 32) | b) >> (8 * (c & 3))))
+      case v_swap_b32: {
+        uint32_t* d = w.vr(u.vdst);
+        uint32_t* sv = w.vr(u.src[0] - 256);
+        const uint32_t m = w.exec();
+        for (unsigned l = 0; l < kLanes; ++l)
+          if ((m >> l) & 1) std::swap(d[l], sv[l]);
+        return Done::kWritten;
+      }
+      // packed 16-bit
+      case v_pk_add_u16:
+      case v_pk_add_i16:
+      case v_pk_sub_u16:
+      case v_pk_sub_i16:
+      case v_pk_mul_lo_u16:
+      case v_pk_lshlrev_b16:
+      case v_pk_lshrrev_b16:
+      case v_pk_ashrrev_i16:
+      case v_pk_min_i16:
+      case v_pk_max_i16:
+      case v_pk_min_u16:
+      case v_pk_max_u16:
+      case v_pk_mad_u16:
+      case v_pk_mad_i16:
+      case v_pk_maximum_f16:
+      case v_pk_minimum_f16:
+      case v_pk_fmac_f16: {
+        const uint32_t* src[3] = {A, B, C};
+        const uint32_t* d = w.vr(u.vdst);
+        for (unsigned l = 0; l < kLanes; ++l) {
+          uint32_t out = 0;
+          for (unsigned h = 0; h < 2; ++h) {
+            uint32_t x[3];
+            for (unsigned i = 0; i < 3; ++i) {
+              const bool hi = u.op == v_pk_fmac_f16 ? h == 1
+                              : h == 0              ? (u.opsel >> i) & 1
+                                                    : (u.opsel_hi >> i) & 1;
+              x[i] = (hi ? src[i][l] >> 16 : src[i][l]) & 0xFFFF;
+            }
+            const int64_t sa = s16(x[0]), sb = s16(x[1]), sc = s16(x[2]);
+            const int64_t ua = x[0], ub = x[1], uc = x[2];
+            int64_t r;
+            switch (u.op) {
+              case v_pk_add_u16: r = u.clamp ? std::min<int64_t>(ua + ub, 0xFFFF) : ua + ub; break;
+              case v_pk_add_i16: r = u.clamp ? clamp_to<int16_t>(sa + sb) : sa + sb; break;
+              case v_pk_sub_u16: r = u.clamp ? std::max<int64_t>(ua - ub, 0) : ua - ub; break;
+              case v_pk_sub_i16: r = u.clamp ? clamp_to<int16_t>(sa - sb) : sa - sb; break;
+              case v_pk_mul_lo_u16: r = ua * ub; break;
+              case v_pk_lshlrev_b16: r = ub << (ua & 15); break;
+              case v_pk_lshrrev_b16: r = ub >> (ua & 15); break;
+              case v_pk_ashrrev_i16: r = sb >> (ua & 15); break;
+              case v_pk_min_i16: r = std::min(sa, sb); break;
+              case v_pk_max_i16: r = std::max(sa, sb); break;
+              case v_pk_min_u16: r = std::min(ua, ub); break;
+              case v_pk_max_u16: r = std::max(ua, ub); break;
+              case v_pk_mad_u16:
+                r = u.clamp ? std::min<int64_t>(ua * ub + uc, 0xFFFF) : ua * ub + uc;
+                break;
+              case v_pk_mad_i16:
+                r = u.clamp ? clamp_to<int16_t>(sa * sb + sc) : sa * sb + sc;
+                break;
+              case v_pk_maximum_f16: r = fminmax16(x[0], x[1], true, 2); break;
+              case v_pk_minimum_f16: r = fminmax16(x[0], x[1], false, 2); break;
+              default: {  // v_pk_fmac_f16
+                const uint32_t dh = (h ? d[l] >> 16 : d[l]) & 0xFFFF;
+                r = F2H(std::fma(ff(x[0]), ff(x[1]), ff(dh)));
+                break;
+              }
+            }
+            out |= (static_cast<uint32_t>(r) & 0xFFFF) << (16 * h);
+          }
+          R[l] = out;
+        }
+        return Done::k32;
+      }
+      // f64
+      case v_div_scale_f64: {
+        uint32_t vcc = 0;
+        for (unsigned l = 0; l < kLanes; ++l) {
+          bool v = false;
+          QR[l] = div_scale_f64(QA[l], QB[l], QC[l], v);
+          vcc |= uint32_t{v} << l;
+        }
+        write64(w, u, QR);
+        write_sgpr(w, u.sdst, vcc & w.exec());
+        return Done::kWritten;
+      }
+      case v_div_fmas_f64: {
+        const uint32_t vcc = w.s[kVcc];
+        for (unsigned l = 0; l < kLanes; ++l) {
+          const double r = std::fma(D(QA[l]), D(QB[l]), D(QC[l]));
+          if (!((vcc >> l) & 1)) {
+            QR[l] = U(r);
+            continue;
+          }
+          const int sc = ((QC[l] >> 52) & 0x7FF) > 1023 ? 128 : -128;
+          const double scaled = std::ldexp(r, sc);
+          QR[l] =
+              U(std::isnormal(scaled) || !std::isfinite(r)
+                    ? scaled
+                    : static_cast<double>(std::ldexp(std::fma(static_cast<long double>(D(QA[l])),
+                                                              static_cast<long double>(D(QB[l])),
+                                                              static_cast<long double>(D(QC[l]))),
+                                                     sc)));
+        }
+        return Done::k64;
+      }
+      case v_div_fixup_f64: L64(div_fixup_f64(a, b, c))
+      case v_rsq_f64: L64(U(static_cast<double>(1.0L / std::sqrt(static_cast<long double>(D(a))))))
+      case v_sqrt_f64: L64(U(std::sqrt(D(a))))
+      case v_trunc_f64: L64(U(std::trunc(D(a))))
+      case v_floor_f64: L64(U(std::floor(D(a))))
+      case v_ceil_f64: L64(U(std::ceil(D(a))))
+      case v_rndne_f64: L64(U(std::nearbyint(D(a))))
+      case v_fract_f64: L64(U(fract_of(D(a), 0x1.fffffffffffffp-1)))
+      case v_frexp_mant_f64:
+        L64(std::isfinite(D(a)) ? U([](double x) {
+          int e;
+          return std::frexp(x, &e);
+        }(D(a)))
+                                : a)
+      case v_frexp_exp_i32_f64:
+        for (unsigned l = 0; l < kLanes; ++l) {
+          const double x = D(QA[l]);
+          int e = 0;
+          if (std::isfinite(x) && x != 0) (void)std::frexp(x, &e);
+          R[l] = static_cast<uint32_t>(e);
+        }
+        return Done::k32;
+      case v_max_num_f64: L64(fminmax64(a, b, true, 1))
+      case v_min_num_f64: L64(fminmax64(a, b, false, 1))
+      case v_maximum_f64: L64(fminmax64(a, b, true, 2))
+      case v_minimum_f64: L64(fminmax64(a, b, false, 2))
+      default: return Done::kNo;
+    }
+#undef L32
+#undef L64
+  }
+
   Status exec_valu(Wave& w, const Uop& u) {
     if (u.op & kCmp) return exec_cmp(w, u);
     alignas(64) uint32_t A[kLanes], B[kLanes], C[kLanes], R[kLanes];
@@ -1624,8 +2064,18 @@ struct Emulator::Impl {
     switch (u.op) {
       case v_nop: return {};
       case v_mov_b32: LANES(a)
-      case v_add_nc_u32: LANES(a + b)
-      case v_sub_nc_u32: LANES(a - b)
+      case v_add_nc_u32:
+        if (u.clamp) {
+          LANES(static_cast<uint32_t>(std::min<uint64_t>(uint64_t{a} + b, 0xFFFFFFFFu)))
+        } else {
+          LANES(a + b)
+        }
+      case v_sub_nc_u32:
+        if (u.clamp) {
+          LANES(a > b ? a - b : 0u)
+        } else {
+          LANES(a - b)
+        }
       case v_subrev_nc_u32: LANES(b - a)
       case v_add3_u32: LANES(a + b + c)
       case v_mul_lo_u32: LANES(a * b)
@@ -1739,8 +2189,18 @@ struct Emulator::Impl {
                   ? ~0u
                   : static_cast<uint32_t>(std::countl_zero(static_cast<int32_t>(a) < 0 ? ~a : a)))
       case v_bcnt_u32_b32: LANES(static_cast<uint32_t>(std::popcount(a)) + b)
-      case v_add_nc_u16: LANES((a + b) & 0xFFFF)
-      case v_sub_nc_u16: LANES((a - b) & 0xFFFF)
+      case v_add_nc_u16:
+        if (u.clamp) {
+          LANES(std::min((a & 0xFFFF) + (b & 0xFFFF), 0xFFFFu))
+        } else {
+          LANES((a + b) & 0xFFFF)
+        }
+      case v_sub_nc_u16:
+        if (u.clamp) {
+          LANES((a & 0xFFFF) > (b & 0xFFFF) ? (a & 0xFFFF) - (b & 0xFFFF) : 0u)
+        } else {
+          LANES((a - b) & 0xFFFF)
+        }
       case v_mul_lo_u16: LANES((a * b) & 0xFFFF)
       case v_cvt_f32_ubyte0: FLANES(a & 0xFF)
       case v_cvt_f32_ubyte1: FLANES((a >> 8) & 0xFF)
@@ -1980,12 +2440,8 @@ struct Emulator::Impl {
                                  half_to_float(static_cast<uint16_t>(d[l]))));
         break;
       }
-      case v_max_f16:
-        LANES(float_to_half(std::fmax(half_to_float(static_cast<uint16_t>(a)),
-                                      half_to_float(static_cast<uint16_t>(b)))))
-      case v_min_f16:
-        LANES(float_to_half(std::fmin(half_to_float(static_cast<uint16_t>(a)),
-                                      half_to_float(static_cast<uint16_t>(b)))))
+      case v_max_f16: LANES(fminmax16(a, b, true, w.mode.ieee ? 0 : 1))
+      case v_min_f16: LANES(fminmax16(a, b, false, w.mode.ieee ? 0 : 1))
       case v_pk_add_f16:
       case v_pk_mul_f16:
       case v_pk_fma_f16:
@@ -2022,7 +2478,14 @@ struct Emulator::Impl {
         write32(w, u, R);
         return {};
       }
-      default: return fail(Errc::kUnsupported, &u, "vector operation not implemented");
+      default:
+        switch (exec_valu_types(w, u, A, B, C, QA, QB, QC, R, QR)) {
+          case Done::kNo: return fail(Errc::kUnsupported, &u, "vector operation not implemented");
+          case Done::k32: break;
+          case Done::k64: wide = true; break;
+          case Done::kWritten: return {};
+        }
+        break;
     }
 #undef LANES
 #undef FLANES
@@ -2030,6 +2493,14 @@ struct Emulator::Impl {
     if (wide) {
       write64(w, u, QR);
       return {};
+    }
+    if ((u.clamp || u.omod) && u.fbits == 16 && u.half && !u.dst32) {
+      for (unsigned l = 0; l < kLanes; ++l) {
+        float r = half_to_float(static_cast<uint16_t>(R[l]));
+        r = apply_omod(r, u.omod);
+        if (u.clamp) r = std::isnan(r) ? 0.0f : std::clamp(r, 0.0f, 1.0f);
+        R[l] = float_to_half(r);
+      }
     }
     if ((u.clamp || u.omod) && u.fbits == 32) {
       for (unsigned l = 0; l < kLanes; ++l) {
