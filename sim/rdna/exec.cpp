@@ -56,6 +56,15 @@ std::string_view normalise(std::string_view m, std::string& tmp) {
     tmp += m.substr(7);
     m = tmp;
   }
+  // scratch_* and flat_* memory operations share global_*'s semantics; only the address space
+  // differs (exec_global routes by format and FLAT aperture).
+  for (std::string_view pre : {"scratch_", "flat_"}) {
+    if (m.substr(0, pre.size()) == pre) {
+      tmp = "global_";
+      tmp += m.substr(pre.size());
+      m = tmp;
+    }
+  }
   // gfx1201 spellings with the same semantics.
   static const std::pair<std::string_view, std::string_view> kAlias[] = {
       {"s_add_co_u32", "s_add_u32"},         {"s_sub_co_u32", "s_sub_u32"},
@@ -425,6 +434,7 @@ struct Uop {
   int32_t imm1 = 0;    // DS offset1
   uint16_t addr = 0, data0 = 0, data1 = 0, saddr = 0;
   bool glc = false;
+  bool sve = false;  // scratch: the VGPR address is used
   uint64_t pc = 0;
   Uop* next = nullptr;
   Uop* target = nullptr;
@@ -843,8 +853,6 @@ struct Emulator::Impl {
       case Format::kFLAT:
       case Format::kGLOBAL:
       case Format::kSCRATCH: {
-        if (in.format == Format::kSCRATCH)
-          return fail(Errc::kUnsupported, u.get(), "scratch not implemented");
         unsigned vdst, data, vaddr, saddr;
         if (!g12) {
           u->imm = static_cast<int32_t>(w0 << 19) >> 19;
@@ -857,6 +865,7 @@ struct Emulator::Impl {
           u->glc = ((w1 >> 20) & 7) == 1;  // TH_ATOMIC_RETURN
         }
         if (in.format == Format::kFLAT) saddr = kNull;
+        if (in.format == Format::kSCRATCH) u->sve = g12 ? (w1 >> 17) & 1 : (w1 >> 23) & 1;
         u->addr = static_cast<uint16_t>(vaddr);
         u->data0 = static_cast<uint16_t>(data);
         u->saddr = static_cast<uint16_t>(saddr);
@@ -867,9 +876,14 @@ struct Emulator::Impl {
         const bool atomic = m.find("atomic") != std::string_view::npos;
         // Printed operands: load "vdst, vaddr, saddr"; store "vaddr, vdata, saddr";
         // atomic "[vdst,] vaddr, vdata, saddr".
-        const unsigned awidth = saddr != kNull ? 1 : 2;
-        u->reads[u->nreads++] = {true, u->addr, static_cast<uint16_t>(awidth)};
-        if (saddr != kNull) u->reads[u->nreads++] = {false, u->saddr, 2};
+        if (in.format == Format::kSCRATCH) {  // 32-bit private address: SGPR + VGPR + offset
+          if (u->sve) u->reads[u->nreads++] = {true, u->addr, 1};
+          if (saddr != kNull) u->reads[u->nreads++] = {false, u->saddr, 1};
+        } else {
+          const unsigned awidth = saddr != kNull ? 1 : 2;
+          u->reads[u->nreads++] = {true, u->addr, static_cast<uint16_t>(awidth)};
+          if (saddr != kNull) u->reads[u->nreads++] = {false, u->saddr, 2};
+        }
         uint8_t dw = 0, sw = 0;
         if (store) {
           sw = w[1];
@@ -1066,7 +1080,80 @@ struct Emulator::Impl {
                 strformat("memory fault in lane %u at address %s: %s", lane, hex(va).c_str(),
                           err.to_string().c_str()));
   }
+  // ---- private (scratch) and LDS apertures
+  // Scratch: each wave of a workgroup owns slot w.id of COMPUTE_TMPRING_SIZE.WAVES slots of
+  // WAVESIZE × 256 bytes at COMPUTE_DISPATCH_SCRATCH_BASE (architected flat scratch). Inside a
+  // slot the private addresses of the 32 lanes are interleaved per dword (the swizzled layout:
+  // element size 4, index stride 32): byte a of lane l is at slot + (a / 4) × 128 + l × 4 + a % 4.
+  Wave* cur_wave = nullptr;
+  uint32_t scratch_lane_bytes() const { return ((st.tmpring_size >> 12) & 0x7FFF) * 256 / kLanes; }
+  Result<uint64_t> scratch_va(const Uop& u, unsigned lane, uint64_t addr, unsigned n) {
+    const uint32_t waves = st.tmpring_size & 0xFFF, lane_bytes = scratch_lane_bytes();
+    const unsigned slot = cur_wave ? cur_wave->id : 0;
+    if (st.scratch_base.raw() == 0 || lane_bytes == 0)
+      return fail(Errc::kHardware, &u,
+                  strformat("scratch access in lane %u at private address %s but the dispatch "
+                            "has no scratch (COMPUTE_TMPRING_SIZE / DISPATCH_SCRATCH_BASE unset)",
+                            lane, hex(addr).c_str()));
+    if (slot >= waves)
+      return fail(Errc::kHardware, &u,
+                  strformat("wave %u of the workgroup has no scratch slot (TMPRING_SIZE.WAVES %u)",
+                            slot, waves));
+    if (addr + n > lane_bytes)
+      return fail(Errc::kOutOfRange, &u,
+                  strformat("scratch access out of range in lane %u: bytes [%s, +%u) of %u per "
+                            "lane",
+                            lane, hex(addr).c_str(), n, lane_bytes));
+    return st.scratch_base.raw() + uint64_t{slot} * lane_bytes * kLanes + (addr / 4) * 4 * kLanes +
+           lane * 4u + addr % 4;
+  }
+  // Which space a VMEM access goes to: 0 global, 1 LDS (FLAT in the shared aperture), 2 private.
+  static unsigned space_of(const Uop& u, uint64_t va) {
+    if (u.fmt == Format::kSCRATCH) return 2;
+    if (u.fmt == Format::kFLAT) {
+      const uint64_t hi = va >> 48;  // SH_MEM_BASES shared 1, private 2 (amd.md)
+      if (hi == 1) return 1;
+      if (hi == 2) return 2;
+    }
+    return 0;
+  }
+  Status aperture_bytes(const Uop& u, unsigned lane, uint64_t va, uint8_t* p, unsigned n,
+                        bool store) {
+    const unsigned sp = space_of(u, va);
+    const uint64_t a = u.fmt == Format::kSCRATCH ? va : (va & 0xFFFFFFFFull);
+    if (sp == 1) {
+      if (a + n > lds.size())
+        return fail(Errc::kOutOfRange, &u,
+                    strformat("LDS access (FLAT shared aperture) out of range in lane %u: bytes "
+                              "[%s, +%u) of %zu",
+                              lane, hex(a).c_str(), n, lds.size()));
+      if (store)
+        std::memcpy(lds.data() + a, p, n);
+      else
+        std::memcpy(p, lds.data() + a, n);
+      return {};
+    }
+    for (unsigned k = 0; k < n; ++k) {  // byte by byte: consecutive dwords are 128 B apart
+      const uint64_t b = RG_TRY(scratch_va(u, lane, a + k, 1));
+      const uint64_t base = b & ~uint64_t{3};
+      auto r = e.gpu_->read32(GpuVa(base));
+      if (!r) return mem_fault(u, lane, va, r.error());
+      uint32_t word = *r;
+      auto* wb = reinterpret_cast<uint8_t*>(&word) + (b - base);
+      if (!store) {
+        p[k] = *wb;
+        continue;
+      }
+      *wb = p[k];
+      if (Status st2 = e.gpu_->write32(GpuVa(base), word); !st2)
+        return mem_fault(u, lane, va, st2.error());
+    }
+    return {};
+  }
+
   Status load_bytes(const Uop& u, unsigned lane, uint64_t va, void* out, unsigned n) {
+    if (u.fmt != Format::kGLOBAL && space_of(u, va) != 0)
+      return aperture_bytes(u, lane, va, static_cast<uint8_t*>(out), n, false);
     auto* o = static_cast<uint8_t*>(out);
     uint64_t a = va;
     unsigned done = 0;
@@ -1083,6 +1170,11 @@ struct Emulator::Impl {
     return {};
   }
   Status store_bytes(const Uop& u, unsigned lane, uint64_t va, const void* in, unsigned n) {
+    if (u.fmt != Format::kGLOBAL && space_of(u, va) != 0) {
+      uint8_t buf[16];
+      std::memcpy(buf, in, std::min(n, 16u));
+      return aperture_bytes(u, lane, va, buf, n, true);
+    }
     const auto* p = static_cast<const uint8_t*>(in);
     uint64_t a = va;
     unsigned done = 0;
@@ -1133,7 +1225,12 @@ struct Emulator::Impl {
     const uint32_t m = w.exec();
     std::array<uint64_t, kLanes> addr{};
     const uint32_t* a0 = w.vr(u.addr);
-    if (u.saddr != kNull) {
+    cur_wave = &w;
+    if (u.fmt == Format::kSCRATCH) {
+      const uint32_t sb = u.saddr != kNull ? w.s[u.saddr] : 0;
+      for (unsigned l = 0; l < kLanes; ++l)
+        addr[l] = static_cast<uint32_t>(sb + (u.sve ? a0[l] : 0u) + static_cast<uint32_t>(u.imm));
+    } else if (u.saddr != kNull) {
       const uint64_t sb = w.s[u.saddr] | (uint64_t{w.s[u.saddr + 1u]} << 32);
       for (unsigned l = 0; l < kLanes; ++l) addr[l] = sb + a0[l] + static_cast<int64_t>(u.imm);
     } else {
@@ -1717,9 +1814,9 @@ struct Emulator::Impl {
   // rounding and frexp. Returns what was produced: a 32-bit result in R, a 64-bit one in QR, or
   // kWritten when the operation wrote its own destinations; kNo when the op is not one of these.
   enum class Done : uint8_t { kNo, k32, k64, kWritten };
-  Done exec_valu_types(Wave& w, const Uop& u, const uint32_t* A, const uint32_t* B,
-                       const uint32_t* C, const uint64_t* QA, const uint64_t* QB,
-                       const uint64_t* QC, uint32_t* R, uint64_t* QR) {
+  Result<Done> exec_valu_types(Wave& w, const Uop& u, const uint32_t* A, const uint32_t* B,
+                               const uint32_t* C, const uint64_t* QA, const uint64_t* QB,
+                               const uint64_t* QC, uint32_t* R, uint64_t* QR) {
     const uint32_t K = static_cast<uint32_t>(u.cval[2]);
     const bool ieee = w.mode.ieee && !g12;
 #define L32(expr)                                \
@@ -1892,6 +1989,41 @@ struct Emulator::Impl {
             u.clamp ? clamp_to<int32_t>(int64_t{static_cast<int32_t>(a)} - static_cast<int32_t>(b))
                     : a - b))
       case v_alignbyte_b32: L32(static_cast<uint32_t>(((uint64_t{a} << 32) | b) >> (8 * (c & 3))))
+      case v_movreld_b32:
+      case v_movrels_b32:
+      case v_movrelsd_b32:
+      case v_movrelsd_2_b32: {
+        // M0-relative VGPR indexing: movreld offsets the destination, movrels the source,
+        // movrelsd both (movrelsd_2 the source by M0[9:0], the destination by M0[25:16]).
+        const uint32_t m0 = w.s[125];
+        const uint32_t doff = u.op == v_movrels_b32      ? 0
+                              : u.op == v_movrelsd_2_b32 ? (m0 >> 16) & 0x3FF
+                                                         : m0;
+        const uint32_t soff = u.op == v_movreld_b32      ? 0
+                              : u.op == v_movrelsd_2_b32 ? m0 & 0x3FF
+                                                         : m0;
+        const uint64_t dreg = uint64_t{u.vdst} + doff;
+        if (dreg >= vgprs)
+          return fail(Errc::kHardware, &u,
+                      strformat("M0-relative destination v%llu beyond the %u allocated VGPRs",
+                                static_cast<unsigned long long>(dreg), vgprs));
+        const uint32_t* src = A;
+        if (u.op != v_movreld_b32) {
+          if (u.kind[0] != kSrcVgpr)
+            return fail(Errc::kUnsupported, &u, "M0-relative source is not a VGPR");
+          const uint64_t sreg = uint64_t{u.src[0]} - 256 + soff;
+          if (sreg >= vgprs)
+            return fail(Errc::kHardware, &u,
+                        strformat("M0-relative source v%llu beyond the %u allocated VGPRs",
+                                  static_cast<unsigned long long>(sreg), vgprs));
+          src = w.vr(static_cast<unsigned>(sreg));
+        }
+        uint32_t* d = w.vr(static_cast<unsigned>(dreg));
+        const uint32_t m = w.exec();
+        for (unsigned l = 0; l < kLanes; ++l)
+          if ((m >> l) & 1) d[l] = src[l];
+        return Done::kWritten;
+      }
       case v_swap_b32: {
         uint32_t* d = w.vr(u.vdst);
         uint32_t* sv = w.vr(u.src[0] - 256);
@@ -2479,7 +2611,7 @@ struct Emulator::Impl {
         return {};
       }
       default:
-        switch (exec_valu_types(w, u, A, B, C, QA, QB, QC, R, QR)) {
+        switch (RG_TRY(exec_valu_types(w, u, A, B, C, QA, QB, QC, R, QR))) {
           case Done::kNo: return fail(Errc::kUnsupported, &u, "vector operation not implemented");
           case Done::k32: break;
           case Done::k64: wide = true; break;
@@ -2649,6 +2781,7 @@ struct Emulator::Impl {
         }
         case Format::kDS: RG_TRY(exec_ds(w, *u)); break;
         case Format::kFLAT:
+        case Format::kSCRATCH:
         case Format::kGLOBAL: RG_TRY(exec_global(w, *u)); break;
         case Format::kMUBUF:
           if (u->op == buffer_gl0_inv || u->op == buffer_gl1_inv) break;

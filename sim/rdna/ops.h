@@ -146,7 +146,8 @@
   X(v_max3_u16) X(v_min3_i16) X(v_min3_u16) X(v_mad_u16) X(v_mad_i16) X(v_mad_u32_u16)          \
   X(v_mad_i32_i16) X(v_and_b16) X(v_or_b16) X(v_xor_b16) X(v_not_b16) X(v_mov_b16)              \
   X(v_cvt_pk_i16_i32) X(v_cvt_pk_u16_u32) X(v_sat_pk_u8_i16) X(v_add_nc_i32) X(v_sub_nc_i32)    \
-  X(v_alignbyte_b32) X(v_swap_b32)                                                              \
+  X(v_alignbyte_b32) X(v_swap_b32) X(v_movreld_b32) X(v_movrels_b32) X(v_movrelsd_b32)   \
+  X(v_movrelsd_2_b32)                                                                                                                                         \
   /* packed 16-bit integers */                                                                 \
   X(v_pk_add_u16) X(v_pk_add_i16) X(v_pk_sub_u16) X(v_pk_sub_i16) X(v_pk_mul_lo_u16)            \
   X(v_pk_lshlrev_b16) X(v_pk_lshrrev_b16) X(v_pk_ashrrev_i16) X(v_pk_min_i16) X(v_pk_max_i16)   \

@@ -75,8 +75,17 @@ class EndToEnd : public ::testing::TestWithParam<Target> {
     }
     ASSERT_EQ(ai, args.size());
     const auto& d = k->descriptor;
-    ASSERT_EQ(d.private_segment_fixed_size, 0u) << "scratch is not emulated yet";
     queues::amd::ExecParams p;
+    if (d.private_segment_fixed_size > 0) {
+      // Architected flat scratch: one slot of WAVESIZE × 256 bytes per wave of a workgroup
+      // (the emulator runs one workgroup at a time, so slots are reused across groups).
+      const uint32_t waves = (group_size + 31) / 32;
+      const uint32_t per_lane = (d.private_segment_fixed_size + 3) / 4 * 4;
+      const uint32_t wavesize = (32 * per_lane + 255) / 256;
+      scratch_ = buffer(uint64_t{waves} * wavesize * 256);
+      p.scratch = scratch_.va;
+      p.tmpring_size = waves | wavesize << 12;
+    }
     p.code = image_.va + k->code_va;
     p.rsrc1 = d.compute_pgm_rsrc1;
     p.rsrc2 = d.compute_pgm_rsrc2 | (((d.group_segment_fixed_size + 511) / 512) << 15);
@@ -105,7 +114,7 @@ class EndToEnd : public ::testing::TestWithParam<Target> {
   std::unique_ptr<AmdGpu> gpu_;
   std::unique_ptr<Emulator> emu_;
   std::unique_ptr<queues::amd::ComputeQueue> queue_;
-  DeviceBuffer image_, kernargs_;
+  DeviceBuffer image_, kernargs_, scratch_;
 };
 
 inline constexpr const char* kHeader = R"(
