@@ -18,7 +18,7 @@ namespace {
 enum Op : uint16_t {
   kNoOp = 0,
 #define RDNA_ENUM(name) name,
-  RDNA_OPS(RDNA_ENUM) RDNA_OPS_TYPES(RDNA_ENUM)
+  RDNA_OPS(RDNA_ENUM) RDNA_OPS_TYPES(RDNA_ENUM) RDNA_OPS_LANES(RDNA_ENUM)
 #undef RDNA_ENUM
       kOpCount,
   kCmp = 0x8000,  // | cmpx << 12 | cond << 4 | type
@@ -115,7 +115,7 @@ uint16_t semantics_of(std::string_view mnemonic) {
     std::unordered_map<std::string_view, uint16_t> m;
     static constexpr std::string_view kNames[] = {
 #define RDNA_NAME(name) #name,
-        RDNA_OPS(RDNA_NAME) RDNA_OPS_TYPES(RDNA_NAME)
+        RDNA_OPS(RDNA_NAME) RDNA_OPS_TYPES(RDNA_NAME) RDNA_OPS_LANES(RDNA_NAME)
 #undef RDNA_NAME
     };
     for (uint16_t i = 0; i < std::size(kNames); ++i)
@@ -434,7 +434,9 @@ struct Uop {
   int32_t imm1 = 0;    // DS offset1
   uint16_t addr = 0, data0 = 0, data1 = 0, saddr = 0;
   bool glc = false;
-  bool sve = false;  // scratch: the VGPR address is used
+  bool sve = false;   // scratch: the VGPR address is used
+  uint8_t dpp = 0;    // 16: DPP16, 8: DPP8 (src0 is permuted across lanes first)
+  uint32_t dppw = 0;  // the DPP control dword
   uint64_t pc = 0;
   Uop* next = nullptr;
   Uop* target = nullptr;
@@ -641,6 +643,24 @@ struct Emulator::Impl {
     return {};
   }
 
+  // DPP: src0 code 250 (DPP16) or 233/234 (DPP8, 234 = fetch inactive) names the control dword
+  // that follows the instruction; its low byte is the real src0 VGPR.
+  static unsigned dpp_src0(Uop& u, const Instruction& in, unsigned code) {
+    if (code != 250 && code != 233 && code != 234) return code;
+    const uint32_t word = in.words[in.format == Format::kVOP3 ? 2 : 1];
+    u.dpp = code == 250 ? 16 : 8;
+    // DPP8 keeps its lane selects in [31:8]; bit 0 of dppw then carries FI (code 234).
+    u.dppw = code == 250 ? word : (word & ~0xFFu) | (code == 234 ? 1u : 0u);
+    return 256 + (word & 0xFF);
+  }
+  // VOP1/VOP2/VOPC DPP16 carries src0/src1 neg [20]/[22] and abs [21]/[23] in the DPP dword.
+  static void dpp_mods(Uop& u) {
+    if (u.dpp != 16 || u.e64) return;
+    const uint32_t d = u.dppw;
+    u.neg |= static_cast<uint8_t>(((d >> 20) & 1) | (((d >> 22) & 1) << 1));
+    u.abs |= static_cast<uint8_t>(((d >> 21) & 1) | (((d >> 23) & 1) << 1));
+  }
+
   Result<std::unique_ptr<Uop>> predecode(uint64_t pc) {
     std::array<uint32_t, 4> words{};
     unsigned have = 0;
@@ -731,14 +751,17 @@ struct Emulator::Impl {
         break;
       }
       case Format::kVOP1:
-        RG_TRY(setup_valu(*u, *in.info, in, (w0 >> 17) & 0xFF, {w0 & 0x1FF, 0, 0}));
+        RG_TRY(
+            setup_valu(*u, *in.info, in, (w0 >> 17) & 0xFF, {dpp_src0(*u, in, w0 & 0x1FF), 0, 0}));
+        dpp_mods(*u);
         if (m.find("readfirstlane") != std::string_view::npos) {
           u->sdst = static_cast<uint16_t>((w0 >> 17) & 0xFF);
           u->writes[u->nwrites++] = {false, u->sdst, 1};
         }
         break;
       case Format::kVOP2: {
-        const unsigned vdst = (w0 >> 17) & 0xFF, s0 = w0 & 0x1FF, s1 = 256 + ((w0 >> 9) & 0xFF);
+        const unsigned vdst = (w0 >> 17) & 0xFF, s0 = dpp_src0(*u, in, w0 & 0x1FF),
+                       s1 = 256 + ((w0 >> 9) & 0xFF);
         if (m.find("mamk") != std::string_view::npos) {
           RG_TRY(setup_valu(*u, *in.info, in, vdst, {s0, s1, 0}));
           u->cval[2] = in.literal;
@@ -752,10 +775,13 @@ struct Emulator::Impl {
             m.find("_co_ci_") != std::string_view::npos) {
           u->nsrc = 2;
         }
+        dpp_mods(*u);
         break;
       }
       case Format::kVOPC:
-        RG_TRY(setup_valu(*u, *in.info, in, 0, {w0 & 0x1FF, 256 + ((w0 >> 9) & 0xFF), 0}));
+        RG_TRY(setup_valu(*u, *in.info, in, 0,
+                          {dpp_src0(*u, in, w0 & 0x1FF), 256 + ((w0 >> 9) & 0xFF), 0}));
+        dpp_mods(*u);
         u->sdst = kVcc;
         break;
       case Format::kVOP3:
@@ -763,9 +789,9 @@ struct Emulator::Impl {
       case Format::kVOP3P: {
         u->e64 = true;
         const unsigned vdst = w0 & 0xFF;
-        const std::array<unsigned, 3> srcs{w1 & 0x1FF, (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF};
-        if ((w1 & 0x1FF) == 250 || (w1 & 0x1FF) == 233 || (w1 & 0x1FF) == 234)
-          return fail(Errc::kUnsupported, u.get(), "VOP3 DPP not implemented");
+        const std::array<unsigned, 3> srcs{
+            in.format == Format::kVOP3 ? dpp_src0(*u, in, w1 & 0x1FF) : w1 & 0x1FF,
+            (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF};
         if (in.format == Format::kVOP3SD) u->sdst = static_cast<uint16_t>((w0 >> 8) & 0x7F);
         if (in.format == Format::kVOP3P) {
           u->opsel = static_cast<uint8_t>((w0 >> 11) & 7);
@@ -835,7 +861,7 @@ struct Emulator::Impl {
         u->data1 = static_cast<uint16_t>((w1 >> 16) & 0xFF);
         const auto& w = in.info->widths;
         const bool load = m.find("ds_load") == 0 || m.find("_rtn") != std::string_view::npos ||
-                          m.find("permute") != std::string_view::npos;
+                          m == "ds_swizzle_b32" || m.find("permute") != std::string_view::npos;
         const unsigned vdst = w1 >> 24;
         u->reads[u->nreads++] = {true, u->addr, 1};
         if (load) {
@@ -948,8 +974,11 @@ struct Emulator::Impl {
 
   // Reads source i for all lanes: 32-bit values (16-bit operands: the selected half in the low
   // bits), float modifiers applied.
+  const uint32_t* dpp_src = nullptr;  // src0 after the DPP lane permutation
   void read32(Wave& w, const Uop& u, unsigned i, uint32_t* out) const {
-    if (u.kind[i] == kSrcVgpr) {
+    if (i == 0 && dpp_src != nullptr) {
+      std::memcpy(out, dpp_src, 4 * kLanes);
+    } else if (u.kind[i] == kSrcVgpr) {
       std::memcpy(out, w.vr(u.src[i] - 256), 4 * kLanes);
     } else {
       const uint32_t x = scalar32(w, u, i);
@@ -1366,6 +1395,23 @@ struct Emulator::Impl {
                          : mn.ends_with("16")   ? 2
                                                 : 4;
     const unsigned scale = mn.find("stride64") != std::string_view::npos ? 64 * esz : esz;
+    if (u.op == ds_swizzle_b32) {
+      // offset[15] = 1: quad permute (2 bits per lane of a quad); else bit-mask mode over 32
+      // lanes: and [4:0], or [9:5], xor [14:10]. An inactive source lane reads 0.
+      const uint32_t off = static_cast<uint32_t>(u.imm) & 0xFFFF;
+      std::array<uint32_t, kLanes> out{};
+      std::memcpy(out.data(), w.vr(u.vdst), 4 * kLanes);
+      for (unsigned l = 0; l < kLanes; ++l) {
+        if (!((m >> l) & 1)) continue;
+        const unsigned sl = off & 0x8000
+                                ? (l & ~3u) + ((off >> (2 * (l & 3))) & 3)
+                                : (((l & (off & 31)) | ((off >> 5) & 31)) ^ ((off >> 10) & 31));
+        out[l] = (m >> sl) & 1 ? a[sl] : 0;
+      }
+      std::memcpy(w.vr(u.vdst), out.data(), 4 * kLanes);
+      if (e.options_.strict_wait) add_pending(w, u, kCntLds, true, u.vdst, 1);
+      return {};
+    }
     if (u.op == ds_bpermute_b32 || u.op == ds_permute_b32) {
       std::array<uint32_t, kLanes> src{}, out{};
       std::memcpy(src.data(), w.vr(u.data0), 4 * kLanes);
@@ -1810,6 +1856,71 @@ struct Emulator::Impl {
     return omod == 1 ? r * 2.0f : omod == 2 ? r * 4.0f : omod == 3 ? r * 0.5f : r;
   }
 
+  // DPP16 / DPP8 (issue 9 item 3). src0 of lane l is read from lane src(l) of its row (16
+  // lanes) or octet (DPP8). An invalid source (outside the row for row_shl/row_shr, or an
+  // inactive lane without FI) reads 0 with BOUND_CTRL, otherwise the lane is not written;
+  // ROW_MASK[row] and BANK_MASK[(l % 16) / 4] clear disable writes too.
+  Status exec_dpp(Wave& w, const Uop& u) {
+    const uint32_t exec = w.exec(), d = u.dppw;
+    const uint32_t* v = w.vr(u.src[0] - 256);
+    alignas(64) uint32_t src[kLanes];
+    uint32_t enable = 0;
+    for (unsigned l = 0; l < kLanes; ++l) {
+      int sl = -1;
+      bool fi, bound;
+      if (u.dpp == 8) {
+        sl = static_cast<int>((l & ~7u) + ((d >> (8 + 3 * (l & 7))) & 7));
+        fi = d & 1, bound = true;  // DPP8: an inactive source reads 0 unless FI
+      } else {
+        const unsigned ctrl = (d >> 8) & 0x1FF, row = l & ~15u, r = l & 15;
+        fi = (d >> 18) & 1, bound = (d >> 19) & 1;
+        if (ctrl <= 0xFF) {
+          sl = static_cast<int>((l & ~3u) + ((ctrl >> (2 * (l & 3))) & 3));
+        } else if (ctrl >= 0x101 && ctrl <= 0x10F) {  // row_shl
+          const unsigned n = ctrl & 15;
+          sl = r + n < 16 ? static_cast<int>(l + n) : -1;
+        } else if (ctrl >= 0x111 && ctrl <= 0x11F) {  // row_shr
+          const unsigned n = ctrl & 15;
+          sl = r >= n ? static_cast<int>(l - n) : -1;
+        } else if (ctrl >= 0x121 && ctrl <= 0x12F) {  // row_ror
+          sl = static_cast<int>(row + ((r + 16 - (ctrl & 15)) & 15));
+        } else if (ctrl == 0x140) {  // row_mirror
+          sl = static_cast<int>(row + 15 - r);
+        } else if (ctrl == 0x141) {  // row_half_mirror
+          sl = static_cast<int>((l & ~7u) + 7 - (l & 7));
+        } else if (ctrl >= 0x150 && ctrl <= 0x15F) {  // row_share
+          sl = static_cast<int>(row + (ctrl & 15));
+        } else if (ctrl >= 0x160 && ctrl <= 0x16F) {  // row_xmask
+          sl = static_cast<int>(row + (r ^ (ctrl & 15)));
+        } else {
+          return fail(Errc::kUnsupported, &u, strformat("DPP control 0x%x not supported", ctrl));
+        }
+        const bool row_on = (d >> (28 + l / 16)) & 1, bank_on = (d >> (24 + r / 4)) & 1;
+        if (!row_on || !bank_on) {
+          src[l] = 0;
+          continue;
+        }
+      }
+      const bool valid = sl >= 0 && (fi || ((exec >> sl) & 1));
+      if (valid) {
+        src[l] = v[sl];
+        enable |= 1u << l;
+      } else if (bound) {
+        src[l] = 0;
+        enable |= 1u << l;
+      } else {
+        src[l] = 0;
+      }
+    }
+    dpp_src = src;
+    w.s[kExec] = exec & enable;
+    Status st = exec_valu(w, u);
+    dpp_src = nullptr;
+    const bool cmpx = (u.op & kCmp) && (u.op & (1u << 12));
+    if (!cmpx) w.s[kExec] = exec;
+    return st;
+  }
+
   // Data-type families (issue 9 item 1): f16 math, 16-bit and packed integers, f64 division,
   // rounding and frexp. Returns what was produced: a 32-bit result in R, a 64-bit one in QR, or
   // kWritten when the operation wrote its own destinations; kNo when the op is not one of these.
@@ -2022,6 +2133,28 @@ struct Emulator::Impl {
         const uint32_t m = w.exec();
         for (unsigned l = 0; l < kLanes; ++l)
           if ((m >> l) & 1) d[l] = src[l];
+        return Done::kWritten;
+      }
+      case v_permlane16_b32:
+      case v_permlanex16_b32: {
+        // Lane l of a row reads lane sel[l % 16] (a nibble of {S2, S1}) of its own row
+        // (permlane16) or of the other row (permlanex16). OPSEL[0] = FI, OPSEL[1] = BOUND_CTRL.
+        const uint64_t sel = uint64_t{scalar32(w, u, 1)} | uint64_t{scalar32(w, u, 2)} << 32;
+        const bool fi = u.opsel & 1, bound = (u.opsel >> 1) & 1;
+        const uint32_t exec = w.exec();
+        uint32_t* d = w.vr(u.vdst);
+        std::array<uint32_t, kLanes> out;
+        std::memcpy(out.data(), d, sizeof(out));
+        for (unsigned l = 0; l < kLanes; ++l) {
+          if (!((exec >> l) & 1)) continue;
+          const unsigned row = u.op == v_permlanex16_b32 ? (l & ~15u) ^ 16u : l & ~15u;
+          const unsigned sl = row + ((sel >> (4 * (l & 15))) & 15);
+          if (fi || ((exec >> sl) & 1))
+            out[l] = A[sl];
+          else if (bound)
+            out[l] = 0;
+        }
+        std::memcpy(d, out.data(), sizeof(out));
         return Done::kWritten;
       }
       case v_swap_b32: {
@@ -2759,7 +2892,13 @@ struct Emulator::Impl {
         case Format::kVOPC:
         case Format::kVOP3:
         case Format::kVOP3SD:
-        case Format::kVOP3P: RG_TRY(exec_valu(w, *u)); break;
+        case Format::kVOP3P:
+          if (u->dpp) {
+            RG_TRY(exec_dpp(w, *u));
+          } else {
+            RG_TRY(exec_valu(w, *u));
+          }
+          break;
         case Format::kVOPDX: {
           // Both halves read their sources before either writes.
           Wave snapshot_free = {};

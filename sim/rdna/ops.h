@@ -158,3 +158,8 @@
   X(v_trunc_f64) X(v_floor_f64) X(v_ceil_f64) X(v_rndne_f64) X(v_fract_f64) X(v_frexp_mant_f64)  \
   X(v_frexp_exp_i32_f64) X(v_max_num_f64) X(v_min_num_f64) X(v_maximum_f64) X(v_minimum_f64)
 // clang-format on
+
+// Cross-lane (issue 9 item 3): DPP itself is a src0 modifier handled for every VALU op.
+// clang-format off
+#define RDNA_OPS_LANES(X) X(v_permlane16_b32) X(v_permlanex16_b32) X(ds_swizzle_b32)
+// clang-format on

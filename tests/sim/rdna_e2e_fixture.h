@@ -56,6 +56,8 @@ class EndToEnd : public ::testing::TestWithParam<Target> {
   void launch(const std::string& ir, const std::string& kernel, const std::vector<uint64_t>& args,
               uint32_t groups, uint32_t group_size) {
     std::string log;
+    if (const char* dump = std::getenv("RDNA_IR_DUMP"))  // debugging: keep the kernel's IR
+      std::ofstream(std::string(dump) + "/" + kernel + ".ll") << ir;
     auto bytes = compile(GetParam(), ir, &log);
     ASSERT_TRUE(bytes.has_value()) << log;
     auto co = drivers::amd::parse_code_object(*bytes);

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "rdna_e2e_fixture.h"
 
@@ -147,6 +149,140 @@ entry:
     for (uint32_t t = 0; t < 64; ++t) {
       const uint32_t v = t * 3 + sel;
       ASSERT_EQ(po[t], v | v << 16) << "sel " << sel << " lane " << t;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- cross-lane operations
+// Host model of DPP16 / DPP8 / ds_swizzle / v_permlane(x)16 for one wave32, written from the
+// RDNA3 ISA guide's descriptions (rows of 16 lanes, banks of 4; an out-of-row source keeps the
+// old value unless bound_ctrl, which reads 0).
+uint32_t dpp16_host(const uint32_t* src, const uint32_t* old, unsigned l, unsigned ctrl,
+                    unsigned row_mask, unsigned bank_mask, bool bound) {
+  const unsigned row = l & ~15u, r = l & 15;
+  if (!((row_mask >> (l / 16)) & 1) || !((bank_mask >> (r / 4)) & 1)) return old[l];
+  int sl;
+  if (ctrl <= 0xFF)
+    sl = static_cast<int>((l & ~3u) + ((ctrl >> (2 * (l & 3))) & 3));
+  else if (ctrl >= 0x101 && ctrl <= 0x10F)
+    sl = r + (ctrl & 15) < 16 ? int(l + (ctrl & 15)) : -1;
+  else if (ctrl >= 0x111 && ctrl <= 0x11F)
+    sl = r >= (ctrl & 15) ? int(l - (ctrl & 15)) : -1;
+  else if (ctrl >= 0x121 && ctrl <= 0x12F)
+    sl = int(row + ((r - (ctrl & 15)) & 15));
+  else if (ctrl == 0x140)
+    sl = int(row + 15 - r);
+  else if (ctrl == 0x141)
+    sl = int((l & ~7u) + 7 - (l & 7));
+  else if (ctrl >= 0x150 && ctrl <= 0x15F)
+    sl = int(row + (ctrl & 15));
+  else
+    sl = int(row + (r ^ (ctrl & 15)));  // row_xmask
+  if (sl < 0) return bound ? 0 : old[l];
+  return src[sl];
+}
+
+TEST_P(Isa, DppSwizzleAndPermlaneMatchTheIsaDescription) {
+  struct Dpp {
+    unsigned ctrl, row_mask, bank_mask;
+    bool bound;
+  };
+  const Dpp dpps[] = {{0x1B, 15, 15, false},  {0x101, 15, 15, false}, {0x10F, 15, 15, false},
+                      {0x113, 15, 15, false}, {0x111, 15, 15, true},  {0x125, 15, 15, false},
+                      {0x140, 15, 15, false}, {0x141, 15, 15, false}, {0x157, 15, 15, false},
+                      {0x169, 15, 15, false}, {0x102, 5, 10, false},  {0x112, 2, 3, true}};
+  const uint32_t dpp8s[] = {1234567, 0xA4C3B5};
+  const uint32_t swizzles[] = {0x801F, 0x801B, 0x041F, 0x0078, 0x7C1F, 0x0010};
+  const uint32_t s1 = 0x9E3779B9, s2 = 0x7F4A7C15;
+  std::string ir = std::string(kDecls) + R"(
+declare i32 @llvm.amdgcn.update.dpp.i32(i32, i32, i32, i32, i32, i1)
+declare i32 @llvm.amdgcn.mov.dpp8.i32(i32, i32)
+declare i32 @llvm.amdgcn.ds.swizzle(i32, i32)
+declare i32 @llvm.amdgcn.permlane16(i32, i32, i32, i32, i1, i1)
+declare i32 @llvm.amdgcn.permlanex16(i32, i32, i32, i32, i1, i1)
+define amdgpu_kernel void @lanes(ptr addrspace(1) noalias %out, i32 %s1, i32 %s2) #0 {
+entry:
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %x = mul i32 %t, 2654435761
+  %o = xor i32 %t, 12345
+  %idx = zext i32 %t to i64
+)";
+  unsigned k = 0;
+  auto store = [&](const std::string& v) {
+    ir += "  %p" + std::to_string(k) + " = getelementptr i32, ptr addrspace(1) %out, i64 " +
+          std::to_string(k * 64) + "\n  %q" + std::to_string(k) + " = getelementptr i32, ptr " +
+          "addrspace(1) %p" + std::to_string(k) + ", i64 %idx\n  store i32 " + v +
+          ", ptr addrspace(1) %q" + std::to_string(k) + "\n";
+    ++k;
+  };
+  for (const Dpp& d : dpps) {
+    const std::string r = "%d" + std::to_string(k);
+    ir += "  " + r + " = call i32 @llvm.amdgcn.update.dpp.i32(i32 %o, i32 %x, i32 " +
+          std::to_string(d.ctrl) + ", i32 " + std::to_string(d.row_mask) + ", i32 " +
+          std::to_string(d.bank_mask) + ", i1 " + (d.bound ? "true" : "false") + ")\n";
+    store(r);
+  }
+  // A DPP move with an undefined old value and bound_ctrl feeding an add: LLVM's DPP combiner
+  // folds it into v_add_nc_u32_dpp (a VOP2 DPP).
+  ir +=
+      "  %cmb = call i32 @llvm.amdgcn.update.dpp.i32(i32 poison, i32 %x, i32 273, i32 15, i32 "
+      "15, i1 true)\n  %cmbadd = add i32 %cmb, %o\n";
+  store("%cmbadd");
+  for (uint32_t sel : dpp8s) {
+    const std::string r = "%e" + std::to_string(k);
+    ir += "  " + r + " = call i32 @llvm.amdgcn.mov.dpp8.i32(i32 %x, i32 " + std::to_string(sel) +
+          ")\n";
+    store(r);
+  }
+  for (uint32_t sw : swizzles) {
+    const std::string r = "%s" + std::to_string(k);
+    ir +=
+        "  " + r + " = call i32 @llvm.amdgcn.ds.swizzle(i32 %x, i32 " + std::to_string(sw) + ")\n";
+    store(r);
+  }
+  for (const char* pl : {"permlane16", "permlanex16"}) {
+    const std::string r = "%l" + std::to_string(k);
+    ir += "  " + r + " = call i32 @llvm.amdgcn." + pl +
+          "(i32 %o, i32 %x, i32 %s1, i32 %s2, i1 false, i1 false)\n";
+    store(r);
+  }
+  ir += "  ret void\n}\n";
+  DeviceBuffer out = buffer(k * 64 * 4);
+  launch(ir, "lanes", {out.va.raw(), s1, s2}, 1, 64);
+  if (HasFatalFailure()) return;
+  const auto* po = reinterpret_cast<const uint32_t*>(out.cpu);
+  int failures = 0;
+  for (unsigned wave = 0; wave < 2; ++wave) {
+    uint32_t x[32], o[32];
+    for (unsigned l = 0; l < 32; ++l) {
+      const uint32_t t = wave * 32 + l;
+      x[l] = t * 2654435761u, o[l] = t ^ 12345;
+    }
+    for (unsigned l = 0; l < 32 && failures < 20; ++l) {
+      std::vector<uint32_t> want;
+      for (const Dpp& d : dpps)
+        want.push_back(dpp16_host(x, o, l, d.ctrl, d.row_mask, d.bank_mask, d.bound));
+      const uint32_t zero[32] = {};
+      want.push_back(dpp16_host(x, zero, l, 0x111, 15, 15, true) + o[l]);
+      for (uint32_t sel : dpp8s) want.push_back(x[(l & ~7u) + ((sel >> (3 * (l & 7))) & 7)]);
+      for (uint32_t sw : swizzles) {
+        const unsigned sl = sw & 0x8000
+                                ? (l & ~3u) + ((sw >> (2 * (l & 3))) & 3)
+                                : (((l & (sw & 31)) | ((sw >> 5) & 31)) ^ ((sw >> 10) & 31));
+        want.push_back(x[sl]);
+      }
+      const uint64_t sel = uint64_t{s1} | uint64_t{s2} << 32;
+      want.push_back(x[(l & ~15u) + ((sel >> (4 * (l & 15))) & 15)]);
+      want.push_back(x[((l & ~15u) ^ 16u) + ((sel >> (4 * (l & 15))) & 15)]);
+      ASSERT_EQ(want.size(), k);
+      for (unsigned j = 0; j < k; ++j) {
+        const uint32_t got = po[j * 64 + wave * 32 + l];
+        if (got != want[j]) {
+          ++failures;
+          ADD_FAILURE() << "op " << j << " wave " << wave << " lane " << l << ": " << hex(got)
+                        << ", host " << hex(want[j]);
+        }
+      }
     }
   }
 }

@@ -237,9 +237,6 @@ class Types : public EndToEnd {
     auto* a = reinterpret_cast<u64*>(pa.cpu);
     auto* b = reinterpret_cast<u64*>(pb.cpu);
     for (int i = 0; i < 256; ++i) a[i] = fam.edges[i / 16], b[i] = fam.edges[i % 16];
-    if (const char* dump = std::getenv("RDNA_TYPES_DUMP")) {  // debugging: keep the IR
-      std::ofstream(std::string(dump) + "/" + fam.name + ".ll") << kernel_ir(fam.ops);
-    }
     launch(kernel_ir(fam.ops), "ops", {out.va.raw(), pa.va.raw(), pb.va.raw()}, 4, 64);
     if (HasFatalFailure()) return;
     auto* o = reinterpret_cast<u64*>(out.cpu);
