@@ -18,7 +18,7 @@ namespace {
 enum Op : uint16_t {
   kNoOp = 0,
 #define RDNA_ENUM(name) name,
-  RDNA_OPS(RDNA_ENUM) RDNA_OPS_TYPES(RDNA_ENUM) RDNA_OPS_LANES(RDNA_ENUM)
+  RDNA_OPS(RDNA_ENUM) RDNA_OPS_TYPES(RDNA_ENUM) RDNA_OPS_LANES(RDNA_ENUM) RDNA_OPS_WMMA(RDNA_ENUM)
 #undef RDNA_ENUM
       kOpCount,
   kCmp = 0x8000,  // | cmpx << 12 | cond << 4 | type
@@ -116,6 +116,7 @@ uint16_t semantics_of(std::string_view mnemonic) {
     static constexpr std::string_view kNames[] = {
 #define RDNA_NAME(name) #name,
         RDNA_OPS(RDNA_NAME) RDNA_OPS_TYPES(RDNA_NAME) RDNA_OPS_LANES(RDNA_NAME)
+            RDNA_OPS_WMMA(RDNA_NAME)
 #undef RDNA_NAME
     };
     for (uint16_t i = 0; i < std::size(kNames); ++i)
@@ -1921,6 +1922,105 @@ struct Emulator::Impl {
     return st;
   }
 
+  // WMMA 16×16×16 (issue 9 item 4): D = A × B + C for one wave32, f16/bf16 inputs, f32 or
+  // f16/bf16 accumulators. Register layouts (lane l, g = l / 16, element i of a lane's
+  // consecutive 16-bit halves, VGPR v of the accumulator):
+  //   gfx1100 (AMD GPUOpen "How to accelerate AI applications on RDNA 3 using WMMA"):
+  //     A[m = l % 16][k = i], B[k = i][n = l % 16], i < 16 (8 VGPRs); lanes 16–31 must repeat
+  //     lanes 0–15. C/D[m = 2v + g][n = l % 16], v < 8; f16/bf16 C/D use the low half of each
+  //     VGPR, or the high half with OPSEL[2].
+  //   gfx1201 (RDNA4 ISA guide, WMMA operand layout): A[m = l % 16][k], B[k][n = l % 16] with
+  //     k = 8 (i / 4) + 4 g + i % 4, i < 8 (4 VGPRs). C/D[m = 8g + v][n = l % 16], v < 8; f16/bf16
+  //     C/D pack elements v = 2j, 2j + 1 in VGPR j (4 VGPRs).
+  // Products of f16/bf16 values are exact in double; the k sum and C are added in double and
+  // rounded once to the accumulator type (hardware rounding of partial sums is not modelled).
+  Status exec_wmma(Wave& w, const Uop& u) {
+    const std::string_view m = u.info->mnemonic;
+    const bool in_bf16 = m.ends_with("_bf16");
+    const int acc = m.starts_with("v_wmma_f32") ? 32 : m.starts_with("v_wmma_f16") ? 16 : 17;
+    if (!(m.ends_with("_f16") || m.ends_with("_bf16")))
+      return fail(Errc::kUnsupported, &u, "WMMA type not implemented");
+    if (u.kind[0] != kSrcVgpr || u.kind[1] != kSrcVgpr)
+      return fail(Errc::kUnsupported, &u, "WMMA A/B must be VGPRs");
+    if (u.kind[2] != kSrcVgpr && !(u.kind[2] == kSrcConst && u.cval[2] == 0))
+      return fail(Errc::kUnsupported, &u, "WMMA C other than VGPRs or 0 not implemented");
+    auto half_of = [&](unsigned base, unsigned lane, unsigned idx) -> double {
+      const uint32_t word = w.vr(base + idx / 2)[lane];
+      const uint16_t h = static_cast<uint16_t>(idx % 2 ? word >> 16 : word);
+      return in_bf16 ? static_cast<double>(F(uint32_t{h} << 16))
+                     : static_cast<double>(half_to_float(h));
+    };
+    const unsigned a0 = u.src[0] - 256, b0 = u.src[1] - 256;
+    double A[16][16], B[16][16], C[16][16] = {};
+    if (!g12) {
+      for (unsigned l = 0; l < 16; ++l)
+        for (unsigned i = 0; i < 16; ++i) A[l][i] = half_of(a0, l, i), B[i][l] = half_of(b0, l, i);
+      if (e.options_.strict_wait) {  // RDNA3 reads the operands replicated in both half-waves
+        for (unsigned r = 0; r < 8; ++r)
+          for (unsigned l = 0; l < 16; ++l)
+            if (w.vr(a0 + r)[l] != w.vr(a0 + r)[l + 16] || w.vr(b0 + r)[l] != w.vr(b0 + r)[l + 16])
+              return fail(Errc::kHardware, &u,
+                          strformat("WMMA A/B lane %u differs from lane %u in VGPR %u (gfx1100 "
+                                    "needs operands replicated across half-waves)",
+                                    l + 16, l, r));
+      }
+    } else {
+      for (unsigned l = 0; l < 32; ++l)
+        for (unsigned i = 0; i < 8; ++i) {
+          const unsigned k = 8 * (i / 4) + 4 * (l / 16) + i % 4;
+          A[l % 16][k] = half_of(a0, l, i), B[k][l % 16] = half_of(b0, l, i);
+        }
+    }
+    auto acc_at = [&](unsigned l, unsigned v) -> std::pair<unsigned, unsigned> {  // (vgpr, half)
+      if (acc == 32) return {v, 0};
+      if (!g12) return {v, (u.opsel >> 2) & 1};
+      return {v / 2, v % 2};
+      (void)l;
+    };
+    auto row_of = [&](unsigned l, unsigned v) { return g12 ? 8 * (l / 16) + v : 2 * v + l / 16; };
+    if (u.kind[2] == kSrcVgpr) {
+      const unsigned c0 = u.src[2] - 256;
+      for (unsigned l = 0; l < 32; ++l)
+        for (unsigned v = 0; v < 8; ++v) {
+          const auto [reg, hi] = acc_at(l, v);
+          const uint32_t word = w.vr(c0 + reg)[l];
+          const uint16_t h = static_cast<uint16_t>(hi ? word >> 16 : word);
+          C[row_of(l, v)][l % 16] = acc == 32   ? static_cast<double>(F(word))
+                                    : acc == 16 ? static_cast<double>(half_to_float(h))
+                                                : static_cast<double>(F(uint32_t{h} << 16));
+        }
+    }
+    std::array<uint32_t, 8 * kLanes> out{};
+    const unsigned dregs = acc == 32 || !g12 ? 8 : 4;
+    for (unsigned r = 0; r < dregs; ++r)
+      std::memcpy(&out[r * kLanes], w.vr(u.vdst + r), 4 * kLanes);
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned v = 0; v < 8; ++v) {
+        const unsigned mm = row_of(l, v), n = l % 16;
+        double sum = 0;
+        for (unsigned k = 0; k < 16; ++k) sum += A[mm][k] * B[k][n];
+        sum += C[mm][n];
+        const auto [reg, hi] = acc_at(l, v);
+        uint32_t& word = out[reg * kLanes + l];
+        if (acc == 32) {
+          word = U(static_cast<float>(sum));
+          continue;
+        }
+        uint32_t h;
+        if (acc == 16) {
+          h = float_to_half(static_cast<float>(sum));  // (double → f32 → f16: exact sums only)
+        } else {
+          const uint32_t x = U(static_cast<float>(sum));
+          h = std::isnan(static_cast<float>(sum)) ? (x >> 16) | 0x40
+                                                  : (x + 0x7FFF + ((x >> 16) & 1)) >> 16;
+        }
+        word = hi ? (word & 0xFFFF) | (h << 16) : (word & 0xFFFF0000u) | (h & 0xFFFF);
+      }
+    for (unsigned r = 0; r < dregs; ++r)
+      std::memcpy(w.vr(u.vdst + r), &out[r * kLanes], 4 * kLanes);
+    return {};
+  }
+
   // Data-type families (issue 9 item 1): f16 math, 16-bit and packed integers, f64 division,
   // rounding and frexp. Returns what was produced: a 32-bit result in R, a 64-bit one in QR, or
   // kWritten when the operation wrote its own destinations; kNo when the op is not one of these.
@@ -2297,6 +2397,9 @@ struct Emulator::Impl {
 
   Status exec_valu(Wave& w, const Uop& u) {
     if (u.op & kCmp) return exec_cmp(w, u);
+    if (u.op == v_wmma_f32_16x16x16_f16 || u.op == v_wmma_f32_16x16x16_bf16 ||
+        u.op == v_wmma_f16_16x16x16_f16 || u.op == v_wmma_bf16_16x16x16_bf16)
+      return exec_wmma(w, u);
     alignas(64) uint32_t A[kLanes], B[kLanes], C[kLanes], R[kLanes];
     alignas(64) uint64_t QA[kLanes], QB[kLanes], QC[kLanes], QR[kLanes];
     uint32_t* in32[3] = {A, B, C};

@@ -162,4 +162,7 @@
 // Cross-lane (issue 9 item 3): DPP itself is a src0 modifier handled for every VALU op.
 // clang-format off
 #define RDNA_OPS_LANES(X) X(v_permlane16_b32) X(v_permlanex16_b32) X(ds_swizzle_b32)
+// WMMA (issue 9 item 4)
+#define RDNA_OPS_WMMA(X) X(v_wmma_f32_16x16x16_f16) X(v_wmma_f32_16x16x16_bf16) X(v_wmma_f16_16x16x16_f16) \
+  X(v_wmma_bf16_16x16x16_bf16)
 // clang-format on

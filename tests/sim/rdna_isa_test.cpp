@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "rdna_e2e_fixture.h"
@@ -285,6 +286,156 @@ entry:
       }
     }
   }
+}
+
+// ---------------------------------------------------------------- WMMA
+// One wave builds its WMMA operands from row-major 16×16 matrices in memory following the
+// documented register layouts (sim/rdna/README.md: gfx1100 per AMD GPUOpen's RDNA3 WMMA
+// article, lanes 16–31 replicating lanes 0–15; gfx1201 per the RDNA4 ISA guide), calls
+// llvm.amdgcn.wmma.{f32,f16,bf16}.16x16x16.{f16,bf16} and scatters D back. Small integer
+// inputs make every product and sum exact, so D must equal the host matmul exactly.
+TEST_P(Isa, WmmaMatchesHostMatmul) {
+  const bool g12 = GetParam() == Target::kGfx1201;
+  const unsigned nin = g12 ? 8 : 16;  // 16-bit A/B elements per lane
+  const std::string hv = "<" + std::to_string(nin) + " x half>";
+  const std::string iv = "<" + std::to_string(nin) + " x i16>";
+  const std::string hs = g12 ? "v8f16" : "v16f16", is = g12 ? "v8i16" : "v16i16";
+  // 16-bit accumulators: gfx1100 uses even elements of a 16-vector (OPSEL 0), gfx1201 8 packed.
+  const unsigned nacc = g12 ? 8 : 16, astride = g12 ? 1 : 2;
+  const std::string hacc = "<" + std::to_string(nacc) + " x half>";
+  const std::string iacc = "<" + std::to_string(nacc) + " x i16>";
+  std::string ir = R"(
+target triple = "amdgcn-amd-amdhsa"
+declare i32 @llvm.amdgcn.workitem.id.x()
+attributes #1 = { "amdgpu-flat-work-group-size"="32,32" }
+)";
+  ir += "declare <8 x float> @llvm.amdgcn.wmma.f32.16x16x16.f16.v8f32." + hs + "(" + hv + ", " +
+        hv + ", <8 x float>)\n";
+  ir += "declare <8 x float> @llvm.amdgcn.wmma.f32.16x16x16.bf16.v8f32." + is + "(" + iv + ", " +
+        iv + ", <8 x float>)\n";
+  ir += "declare " + hacc + " @llvm.amdgcn.wmma.f16.16x16x16.f16." + (g12 ? "v8f16" : "v16f16") +
+        "." + hs + "(" + hv + ", " + hv + ", " + hacc + ", i1)\n";
+  ir += "declare " + iacc + " @llvm.amdgcn.wmma.bf16.16x16x16.bf16." + (g12 ? "v8i16" : "v16i16") +
+        "." + is + "(" + iv + ", " + iv + ", " + iacc + ", i1)\n";
+  ir += R"(
+define amdgpu_kernel void @wmma(ptr addrspace(1) noalias %out, ptr addrspace(1) noalias %pa,
+                                ptr addrspace(1) noalias %pb, ptr addrspace(1) noalias %pc) #1 {
+entry:
+  %l = call i32 @llvm.amdgcn.workitem.id.x()
+  %m = and i32 %l, 15
+  %g = lshr i32 %l, 4
+  %mrow = shl i32 %m, 4
+)";
+  unsigned tmp = 0;
+  auto t = [&] { return "%t" + std::to_string(tmp++); };
+  // Element index expressions: "<const> + <g term> + <lane term>".
+  auto index = [&](unsigned c, const char* gmul, const char* lane_term) {
+    std::string e = t();
+    ir += "  " + e + " = add i32 " + lane_term + ", " + std::to_string(c) + "\n";
+    if (gmul != nullptr) {
+      const std::string gm = t(), r = t();
+      ir +=
+          "  " + gm + " = mul i32 %g, " + gmul + "\n  " + r + " = add i32 " + e + ", " + gm + "\n";
+      e = r;
+    }
+    return e;
+  };
+  auto load_f = [&](const char* base, const std::string& idx) {
+    const std::string p = t(), v = t();
+    ir += "  " + p + " = getelementptr float, ptr addrspace(1) " + base + ", i32 " + idx + "\n  " +
+          v + " = load float, ptr addrspace(1) " + p + "\n";
+    return v;
+  };
+  // A and B fragments (as half and as bfloat bits).
+  std::string ah = "poison", bh = "poison", ab = "poison", bb = "poison";
+  for (unsigned i = 0; i < nin; ++i) {
+    const unsigned k = g12 ? 8 * (i / 4) + i % 4 : i;
+    const std::string ai = index(k, g12 ? "4" : nullptr, "%mrow");     // A[m][k]
+    const std::string bi = index(16 * k, g12 ? "64" : nullptr, "%m");  // B[k][n], n = m
+    const std::string af = load_f("%pa", ai), bf = load_f("%pb", bi);
+    for (auto [f, hvec, bvec] : {std::tuple{af, &ah, &ab}, std::tuple{bf, &bh, &bb}}) {
+      const std::string h = t(), b = t(), bi16 = t(), nh = t(), nb = t();
+      ir += "  " + h + " = fptrunc float " + f + " to half\n  " + b + " = fptrunc float " + f +
+            " to bfloat\n  " + bi16 + " = bitcast bfloat " + b + " to i16\n";
+      ir += "  " + nh + " = insertelement " + hv + " " + *hvec + ", half " + h + ", i32 " +
+            std::to_string(i) + "\n  " + nb + " = insertelement " + iv + " " + *bvec + ", i16 " +
+            bi16 + ", i32 " + std::to_string(i) + "\n";
+      *hvec = nh, *bvec = nb;
+    }
+  }
+  // C / D positions: row = 2v + g (gfx1100) or 8g + v (gfx1201), column = l % 16.
+  std::vector<std::string> cidx;
+  for (unsigned v = 0; v < 8; ++v)
+    cidx.push_back(g12 ? index(16 * v, "128", "%m") : index(32 * v, "16", "%m"));
+  std::string c32 = "poison", c16 = "poison", cb16 = "zeroinitializer";
+  c16 = "zeroinitializer";
+  for (unsigned v = 0; v < 8; ++v) {
+    const std::string cf = load_f("%pc", cidx[v]);
+    const std::string n32 = t(), h = t(), n16 = t(), b = t(), bi = t(), nb = t();
+    ir += "  " + n32 + " = insertelement <8 x float> " + c32 + ", float " + cf + ", i32 " +
+          std::to_string(v) + "\n";
+    ir += "  " + h + " = fptrunc float " + cf + " to half\n  " + n16 + " = insertelement " + hacc +
+          " " + c16 + ", half " + h + ", i32 " + std::to_string(v * astride) + "\n";
+    ir += "  " + b + " = fptrunc float " + cf + " to bfloat\n  " + bi + " = bitcast bfloat " + b +
+          " to i16\n  " + nb + " = insertelement " + iacc + " " + cb16 + ", i16 " + bi + ", i32 " +
+          std::to_string(v * astride) + "\n";
+    c32 = n32, c16 = n16, cb16 = nb;
+  }
+  ir += "  %d0 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x16.f16.v8f32." + hs + "(" + hv + " " +
+        ah + ", " + hv + " " + bh + ", <8 x float> " + c32 + ")\n";
+  ir += "  %d1 = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x16.bf16.v8f32." + is + "(" + iv +
+        " " + ab + ", " + iv + " " + bb + ", <8 x float> " + c32 + ")\n";
+  ir += "  %d2 = call " + hacc + " @llvm.amdgcn.wmma.f16.16x16x16.f16." +
+        (g12 ? "v8f16" : "v16f16") + "." + hs + "(" + hv + " " + ah + ", " + hv + " " + bh + ", " +
+        hacc + " " + c16 + ", i1 false)\n";
+  ir += "  %d3 = call " + iacc + " @llvm.amdgcn.wmma.bf16.16x16x16.bf16." +
+        (g12 ? "v8i16" : "v16i16") + "." + is + "(" + iv + " " + ab + ", " + iv + " " + bb + ", " +
+        iacc + " " + cb16 + ", i1 false)\n";
+  for (unsigned v = 0; v < 8; ++v) {
+    const std::string vs = std::to_string(v), es = std::to_string(v * astride);
+    const std::string e0 = t(), e1 = t(), e2 = t(), e3 = t(), f2 = t(), b3 = t(), f3 = t();
+    ir += "  " + e0 + " = extractelement <8 x float> %d0, i32 " + vs + "\n";
+    ir += "  " + e1 + " = extractelement <8 x float> %d1, i32 " + vs + "\n";
+    ir += "  " + e2 + " = extractelement " + hacc + " %d2, i32 " + es + "\n  " + f2 +
+          " = fpext half " + e2 + " to float\n";
+    ir += "  " + e3 + " = extractelement " + iacc + " %d3, i32 " + es + "\n  " + b3 +
+          " = bitcast i16 " + e3 + " to bfloat\n  " + f3 + " = fpext bfloat " + b3 + " to float\n";
+    const std::string* vals[4] = {&e0, &e1, &f2, &f3};
+    for (unsigned j = 0; j < 4; ++j) {
+      const std::string o = index(256 * j, nullptr, cidx[v].c_str()), p = t();
+      ir += "  " + p + " = getelementptr float, ptr addrspace(1) %out, i32 " + o +
+            "\n  store float " + *vals[j] + ", ptr addrspace(1) " + p + "\n";
+    }
+  }
+  ir += "  ret void\n}\n";
+  DeviceBuffer out = buffer(4 * 256 * 4), pa = buffer(256 * 4), pb = buffer(256 * 4),
+               pc = buffer(256 * 4);
+  auto* A = reinterpret_cast<float*>(pa.cpu);
+  auto* B = reinterpret_cast<float*>(pb.cpu);
+  auto* C = reinterpret_cast<float*>(pc.cpu);
+  uint32_t seed = 12345;
+  auto rnd = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>(static_cast<int>((seed >> 24) % 7) - 3);
+  };
+  for (int i = 0; i < 256; ++i) A[i] = rnd(), B[i] = rnd(), C[i] = rnd() * 5;
+  launch(ir, "wmma", {out.va.raw(), pa.va.raw(), pb.va.raw(), pc.va.raw()}, 1, 32);
+  if (HasFatalFailure()) return;
+  const auto* D = reinterpret_cast<const float*>(out.cpu);
+  const char* names[4] = {"f32_f16", "f32_bf16", "f16_f16", "bf16_bf16"};
+  int failures = 0;
+  for (int m = 0; m < 16; ++m)
+    for (int n = 0; n < 16; ++n) {
+      float want = C[m * 16 + n];
+      for (int k = 0; k < 16; ++k) want += A[m * 16 + k] * B[k * 16 + n];
+      for (int j = 0; j < 4 && failures < 20; ++j) {
+        if (D[j * 256 + m * 16 + n] != want) {
+          ++failures;
+          ADD_FAILURE() << names[j] << " D[" << m << "][" << n << "] = " << D[j * 256 + m * 16 + n]
+                        << ", host " << want;
+        }
+      }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, Isa, ::testing::Values(Target::kGfx1100, Target::kGfx1201),
