@@ -41,7 +41,9 @@ class EndToEnd : public ::testing::TestWithParam<Target> {
   void SetUp() override {
     if (!have_tool("llc-19") || !have_tool("ld.lld-19"))
       GTEST_SKIP() << "SKIPPED: llc-19 / ld.lld-19 not installed";
-    gpu_ = std::move(AmdGpu::create().value());
+    AmdGpuConfig config;  // the simulated device matches the emulated target
+    config.gc_version = GetParam() == Target::kGfx1201 ? 120001 : 110000;
+    gpu_ = std::move(AmdGpu::create(config).value());
     emu_ = std::make_unique<Emulator>(*gpu_, GetParam());
     gpu_->set_executor(emu_.get());
     queue_ = std::move(queues::amd::ComputeQueue::create(*gpu_).value());
@@ -55,6 +57,18 @@ class EndToEnd : public ::testing::TestWithParam<Target> {
   // at the metadata offsets). Fails the test on any error.
   void launch(const std::string& ir, const std::string& kernel, const std::vector<uint64_t>& args,
               uint32_t groups, uint32_t group_size) {
+    queues::amd::ExecParams p;
+    prepare(ir, kernel, args, groups, group_size, p);
+    if (HasFatalFailure()) return;
+    ASSERT_TRUE(static_cast<bool>(queue_->exec(p)));
+    Status st = queue_->submit();
+    ASSERT_TRUE(st) << st.error().to_string();
+    const QueueStatus qs = gpu_->queue_status(0);
+    ASSERT_FALSE(qs.stopped) << qs.error;
+  }
+  // Compiles and loads `kernel`, writes its arguments and fills the dispatch parameters.
+  void prepare(const std::string& ir, const std::string& kernel, const std::vector<uint64_t>& args,
+               uint32_t groups, uint32_t group_size, queues::amd::ExecParams& p) {
     std::string log;
     if (const char* dump = std::getenv("RDNA_IR_DUMP"))  // debugging: keep the kernel's IR
       std::ofstream(std::string(dump) + "/" + kernel + ".ll") << ir;
@@ -77,7 +91,6 @@ class EndToEnd : public ::testing::TestWithParam<Target> {
     }
     ASSERT_EQ(ai, args.size());
     const auto& d = k->descriptor;
-    queues::amd::ExecParams p;
     if (d.private_segment_fixed_size > 0) {
       // Architected flat scratch: one slot of WAVESIZE × 256 bytes per wave of a workgroup
       // (the emulator runs one workgroup at a time, so slots are reused across groups).
@@ -106,11 +119,6 @@ class EndToEnd : public ::testing::TestWithParam<Target> {
     p.grid = {groups, 1, 1};
     p.workgroup = {group_size, 1, 1};
     emu_->options().kernel_name = kernel;
-    ASSERT_TRUE(static_cast<bool>(queue_->exec(p)));
-    Status st = queue_->submit();
-    ASSERT_TRUE(st) << st.error().to_string();
-    const QueueStatus qs = gpu_->queue_status(0);
-    ASSERT_FALSE(qs.stopped) << qs.error;
   }
 
   std::unique_ptr<AmdGpu> gpu_;

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "rawgpu/queues/signal.h"
 #include "rdna_e2e_fixture.h"
 
 namespace rawgpu::sim::rdna {
@@ -20,6 +21,7 @@ class Isa : public EndToEnd {
  public:
   using EndToEnd::buffer;
   using EndToEnd::launch;
+  using EndToEnd::prepare;
   using EndToEnd::scratch_;
   static bool HasFatalFailure() { return ::testing::Test::HasFatalFailure(); }
 };
@@ -436,6 +438,58 @@ entry:
         }
       }
     }
+}
+
+// ---------------------------------------------------------------- faults
+// A kernel storing far past its buffer: the emulated store faults in the simulated MMU, which
+// latches the GC VM L2 protection-fault registers (status and page address, read back over
+// MMIO as a driver would), the compute queue stops, and the host wait on the completion signal
+// returns kHardware naming the fault address, the kernel, the PC and the lane.
+TEST_P(Isa, OutOfBoundsStoreIsAGpuFaultSeenByTheHostWait) {
+  const std::string ir = std::string(kDecls) + R"(
+define amdgpu_kernel void @oob(ptr addrspace(1) %out, i64 %far) #0 {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %idx = zext i32 %tid to i64
+  %i = add i64 %idx, %far
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %i
+  store i32 %tid, ptr addrspace(1) %p
+  ret void
+}
+)";
+  DeviceBuffer out = buffer(4096);
+  const uint64_t far = 1ull << 32;  // 16 GiB past the buffer: nothing is mapped there
+  queues::amd::ExecParams p;
+  prepare(ir, "oob", {out.va.raw(), far}, 1, 64, p);
+  if (HasFatalFailure()) return;
+  queues::SignalPool pool(*gpu_);
+  queues::Signal done = pool.alloc().value();
+  ASSERT_TRUE(static_cast<bool>(queue_->exec(p)));
+  queue_->signal(done, 1);
+  ASSERT_TRUE(queue_->submit());
+  const Status st = queues::wait_signal(*gpu_, done, 1, "oob kernel");
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code(), Errc::kHardware);
+  const std::string msg = st.error().to_string();
+  const uint64_t va = out.va.raw() + far * 4;  // lane 0's address
+  EXPECT_NE(msg.find("VM fault at " + hex(va & ~uint64_t{0xFFF})), std::string::npos) << msg;
+  EXPECT_NE(msg.find("kernel 'oob' PC 0x"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("memory fault in lane 0 at address " + hex(va)), std::string::npos) << msg;
+  const drivers::amd::FaultState f = gpu_->fault_state();
+  EXPECT_TRUE(f.faulted);
+  EXPECT_TRUE(f.queue_error);
+  EXPECT_EQ(f.address.raw(), va & ~uint64_t{0xFFF});
+  // The registers a driver reads (GC segment 0 offsets from the autogen headers; the simulated
+  // device's own GC version picks the gfx11 or gfx12 layout).
+  const bool g12 = gpu_->gc_version() >= 120000;
+  const uint32_t seg0 = drivers::amd::kGc11Seg0Base;
+  const uint32_t status_reg = seg0 + (g12 ? 0x15d0u : 0x15c8u);
+  const uint32_t lo_reg = seg0 + (g12 ? 0x15d2u : 0x15c9u),
+                 hi_reg = seg0 + (g12 ? 0x15d3u : 0x15cau);
+  EXPECT_NE(gpu_->read_reg(status_reg) & (1u << 8), 0u) << "MAPPING_ERROR";
+  EXPECT_NE(gpu_->read_reg(status_reg) & (1u << 18), 0u) << "RW (a write)";
+  EXPECT_EQ(gpu_->read_reg(lo_reg) | uint64_t{gpu_->read_reg(hi_reg)} << 32, va >> 12);
+  EXPECT_TRUE(gpu_->queue_status(0).stopped);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, Isa, ::testing::Values(Target::kGfx1100, Target::kGfx1201),
