@@ -2172,13 +2172,13 @@ struct Emulator::Impl {
       case v_mad_u16:
         L32(u.clamp ? static_cast<uint32_t>(
                           std::min<uint64_t>(uint64_t{u16(a)} * u16(b) + u16(c), 0xFFFF))
-                    : static_cast<uint16_t>(u16(a) * u16(b) + u16(c)))
+                    : static_cast<uint16_t>(uint32_t{u16(a)} * u16(b) + u16(c)))
       case v_mad_i16:
         L32(static_cast<uint16_t>(u.clamp ? clamp_to<int16_t>(int64_t{s16(a)} * s16(b) + s16(c))
                                           : static_cast<int16_t>(s16(a) * s16(b) + s16(c))))
       case v_mad_u32_u16: L32(uint32_t{u16(a)} * u16(b) + c)
       case v_mad_i32_i16:
-        L32(static_cast<uint32_t>(int32_t{s16(a)} * s16(b) + static_cast<int32_t>(c)))
+        L32(static_cast<uint32_t>(int64_t{s16(a)} * s16(b) + static_cast<int32_t>(c)))
       case v_and_b16: L32(a & b & 0xFFFF)
       case v_or_b16: L32((a | b) & 0xFFFF)
       case v_xor_b16: L32((a ^ b) & 0xFFFF)
