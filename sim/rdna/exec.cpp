@@ -2101,14 +2101,12 @@ struct Emulator::Impl {
       case v_cvt_u32_u16: L32(u16(a))
       case v_cvt_pk_rtz_f16_f32:
         L32([](float x, float y) {
-          auto rtz = [](float f) {  // round toward zero: truncate the f32 mantissa first
+          auto rtz = [](float f) {  // round toward zero: step back if RNE rounded away
             const uint16_t h = float_to_half(f);
+            if (std::isnan(f) || std::isinf(f)) return h;
             const float back = half_to_float(h);
-            if (std::isnan(f) || std::isinf(back) == std::isinf(f) ? std::fabs(back) <= std::fabs(f)
-                                                                   : false)
-              return h;
-            if (std::isinf(back) && !std::isinf(f))
-              return static_cast<uint16_t>((h & 0x8000) | 0x7BFF);
+            if (std::isinf(back)) return static_cast<uint16_t>((h & 0x8000) | 0x7BFF);
+            if (std::fabs(back) <= std::fabs(f)) return h;
             return static_cast<uint16_t>(h - 1);
           };
           return uint32_t{rtz(x)} | uint32_t{rtz(y)} << 16;
