@@ -51,10 +51,13 @@ Status wait_signal(drivers::amd::AmdDevice& device, const Signal& signal, uint64
   PollOptions po;
   po.timeout = options.timeout;
   po.clock = options.clock;
+  bool faulted = false;
   auto done = [&]() -> bool {
     if (signal.value() >= value) return true;
     device.poll();
-    return signal.value() >= value;
+    if (signal.value() >= value) return true;
+    if (options.fail_on_device_fault && device.fault_state().queue_error) faulted = true;
+    return faulted;
   };
   auto describe = [&]() -> std::string {
     const drivers::amd::FaultState f = device.fault_state();
@@ -66,7 +69,14 @@ Status wait_signal(drivers::amd::AmdDevice& device, const Signal& signal, uint64
   };
   const std::string label = strformat("%.*s >= %llu", static_cast<int>(what.size()), what.data(),
                                       static_cast<unsigned long long>(value));
-  return poll_until(label, done, po, describe);
+  RG_TRY(poll_until(label, done, po, describe));
+  if (faulted && signal.value() < value) {
+    const drivers::amd::FaultState f = device.fault_state();
+    return make_error(Errc::kHardware, "device fault while waiting for %s: device %s: %s",
+                      label.c_str(), device.name().c_str(), f.description.c_str())
+        .with_hint("the queue stopped and the signal can never arrive; see the fault above");
+  }
+  return {};
 }
 
 }  // namespace rawgpu::queues

@@ -6,6 +6,7 @@
 
 #include "rawgpu/autogen/amd/pm4_nvd.h"
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
+#include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
 #include "sdma.h"
@@ -14,6 +15,7 @@ namespace rawgpu::sim {
 
 namespace pm4 = autogen::amd::pm4_nvd;
 using gc = autogen::amd::gc_11_0_0;
+using gc12 = autogen::amd::gc_12_0_0;
 using drivers::amd::BufferPlacement;
 using drivers::amd::ComputeQueueDesc;
 using drivers::amd::DeviceBuffer;
@@ -376,6 +378,18 @@ void AmdGpu::record_fault(GpuVa va, uint32_t status) {
   if (fault_status_ != 0) return;  // the registers latch the first fault until cleared
   fault_status_ = status;
   fault_addr_page_ = va.raw() >> 12;
+  // The GC VM L2 protection-fault registers as the driver reads them over MMIO (GC segment 0;
+  // gfx12 splits STATUS into LO32/HI32 and moves the address registers).
+  const bool g12 = config_.gc_version >= 120000;
+  const uint32_t seg0 = drivers::amd::kGc11Seg0Base;
+  regs_[seg0 + (g12 ? gc12::GCVM_L2_PROTECTION_FAULT_STATUS_LO32::kInfo.offset
+                    : gc::GCVM_L2_PROTECTION_FAULT_STATUS::kInfo.offset)] = status;
+  regs_[seg0 + (g12 ? gc12::GCVM_L2_PROTECTION_FAULT_ADDR_LO32::kInfo.offset
+                    : gc::GCVM_L2_PROTECTION_FAULT_ADDR_LO32::kInfo.offset)] =
+      static_cast<uint32_t>(fault_addr_page_);
+  regs_[seg0 + (g12 ? gc12::GCVM_L2_PROTECTION_FAULT_ADDR_HI32::kInfo.offset
+                    : gc::GCVM_L2_PROTECTION_FAULT_ADDR_HI32::kInfo.offset)] =
+      static_cast<uint32_t>(fault_addr_page_ >> 32) & 0xF;
   fault_text_ = strformat("VM fault at %s (%s, %s)", hex(va.raw()).c_str(),
                           (status & kFaultMapping) ? "page not mapped" : "permission",
                           (status & kFaultRw) ? "write" : "read");

@@ -18,7 +18,7 @@ namespace {
 enum Op : uint16_t {
   kNoOp = 0,
 #define RDNA_ENUM(name) name,
-  RDNA_OPS(RDNA_ENUM)
+  RDNA_OPS(RDNA_ENUM) RDNA_OPS_TYPES(RDNA_ENUM) RDNA_OPS_LANES(RDNA_ENUM) RDNA_OPS_WMMA(RDNA_ENUM)
 #undef RDNA_ENUM
       kOpCount,
   kCmp = 0x8000,  // | cmpx << 12 | cond << 4 | type
@@ -55,6 +55,15 @@ std::string_view normalise(std::string_view m, std::string& tmp) {
     tmp = "v_";
     tmp += m.substr(7);
     m = tmp;
+  }
+  // scratch_* and flat_* memory operations share global_*'s semantics; only the address space
+  // differs (exec_global routes by format and FLAT aperture).
+  for (std::string_view pre : {"scratch_", "flat_"}) {
+    if (m.substr(0, pre.size()) == pre) {
+      tmp = "global_";
+      tmp += m.substr(pre.size());
+      m = tmp;
+    }
   }
   // gfx1201 spellings with the same semantics.
   static const std::pair<std::string_view, std::string_view> kAlias[] = {
@@ -106,7 +115,8 @@ uint16_t semantics_of(std::string_view mnemonic) {
     std::unordered_map<std::string_view, uint16_t> m;
     static constexpr std::string_view kNames[] = {
 #define RDNA_NAME(name) #name,
-        RDNA_OPS(RDNA_NAME)
+        RDNA_OPS(RDNA_NAME) RDNA_OPS_TYPES(RDNA_NAME) RDNA_OPS_LANES(RDNA_NAME)
+            RDNA_OPS_WMMA(RDNA_NAME)
 #undef RDNA_NAME
     };
     for (uint16_t i = 0; i < std::size(kNames); ++i)
@@ -286,6 +296,111 @@ uint32_t fp_class_mask(double v, bool snan) {
   }
 }
 
+// ---------------------------------------------------------------- data-type helpers (issue 9)
+inline float H2F(uint32_t h) { return half_to_float(static_cast<uint16_t>(h)); }
+inline uint32_t F2H(double v) {  // double → f16 through f32 (exact for f16-representable math)
+  return float_to_half(static_cast<float>(v));
+}
+bool is_snan16(uint32_t h) { return (h & 0x7C00) == 0x7C00 && (h & 0x3FF) && !(h & 0x200); }
+bool is_nan16(uint32_t h) { return (h & 0x7FFF) > 0x7C00; }
+// f16 min/max: IEEE mode (sNaN → qNaN, a qNaN ignored), maximumNumber (`num`), or NaN
+// propagating (`maximum`); −0 < +0 in all three.
+uint32_t fminmax16(uint32_t a, uint32_t b, bool is_max, int kind /*0 ieee, 1 num, 2 maximum*/) {
+  a &= 0xFFFF, b &= 0xFFFF;
+  if (kind == 2) {
+    if (is_nan16(a)) return a | 0x200;
+    if (is_nan16(b)) return b | 0x200;
+  } else {
+    if (kind == 0 && is_snan16(a)) return a | 0x200;
+    if (kind == 0 && is_snan16(b)) return b | 0x200;
+    if (is_nan16(a)) return is_nan16(b) ? (b | 0x200) : b;
+    if (is_nan16(b)) return a;
+  }
+  const float x = H2F(a), y = H2F(b);
+  if (x == y) {
+    const bool an = (a >> 15) & 1;
+    return is_max ? (an ? b : a) : (an ? a : b);
+  }
+  return is_max ? (x > y ? a : b) : (x < y ? a : b);
+}
+uint64_t fminmax64(uint64_t a, uint64_t b, bool is_max, int kind) {
+  auto nan = [](uint64_t x) { return (x & ~(1ull << 63)) > 0x7FF0000000000000ull; };
+  auto snan = [&](uint64_t x) { return nan(x) && !((x >> 51) & 1); };
+  constexpr uint64_t q = 1ull << 51;
+  if (kind == 2) {
+    if (nan(a)) return a | q;
+    if (nan(b)) return b | q;
+  } else {
+    if (kind == 0 && snan(a)) return a | q;
+    if (kind == 0 && snan(b)) return b | q;
+    if (nan(a)) return nan(b) ? (b | q) : b;
+    if (nan(b)) return a;
+  }
+  const double x = D(a), y = D(b);
+  if (x == y) {
+    const bool an = a >> 63;
+    return is_max ? (an ? b : a) : (an ? a : b);
+  }
+  return is_max ? (x > y ? a : b) : (x < y ? a : b);
+}
+template <class T>
+T clamp_to(int64_t v) {
+  return static_cast<T>(
+      std::clamp<int64_t>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+}
+
+// v_div_scale_f64: the f32 rules with the f64 ranges (2^128 scale, exponent bias 1023).
+uint64_t div_scale_f64(uint64_t s0, uint64_t s1, uint64_t s2, bool& vcc) {
+  const double x = D(s0), den = D(s1), num = D(s2);
+  const int ed = static_cast<int>((s1 >> 52) & 0x7FF), en = static_cast<int>((s2 >> 52) & 0x7FF);
+  vcc = false;
+  if (num == 0.0 || den == 0.0) return 0x7FF8000000000000ull;
+  const long double q = static_cast<long double>(num) / static_cast<long double>(den);
+  const bool q_denorm = std::fabs(q) < 0x1p-1022L && q != 0.0L;
+  if (en - ed >= 768) {
+    vcc = true;
+    return s0 == s1 ? U(std::ldexp(x, 128)) : s0;
+  }
+  if (std::fpclassify(den) == FP_SUBNORMAL) return U(std::ldexp(x, 128));
+  if (std::fabs(den) > 0x1p1022) return U(std::ldexp(x, -128));
+  if (q_denorm) {
+    vcc = true;
+    return s0 == s2 ? U(std::ldexp(x, 128)) : s0;
+  }
+  if (en <= 53) return U(std::ldexp(x, 128));
+  return s0;
+}
+uint64_t div_fixup_f64(uint64_t s0, uint64_t s1, uint64_t s2) {
+  const double q = D(s0), den = D(s1), num = D(s2);
+  const uint64_t sign = (s1 ^ s2) & (1ull << 63);
+  constexpr uint64_t kInf = 0x7FF0000000000000ull, kQ = 1ull << 51, kNegNan = 0xFFF8000000000000ull;
+  if (std::isnan(num)) return s2 | kQ;
+  if (std::isnan(den)) return s1 | kQ;
+  if (den == 0.0 && num == 0.0) return kNegNan;
+  if (std::isinf(den) && std::isinf(num)) return kNegNan;
+  if (den == 0.0 || std::isinf(num)) return sign | kInf;
+  if (std::isinf(den) || num == 0.0) return sign;
+  if (std::isnan(q)) return sign | kInf;
+  return (s0 & ~(1ull << 63)) | sign;
+}
+uint32_t div_fixup_f16(uint32_t s0, uint32_t s1, uint32_t s2) {
+  const float q = H2F(s0), den = H2F(s1), num = H2F(s2);
+  const uint32_t sign = (s1 ^ s2) & 0x8000u;
+  if (std::isnan(num)) return (s2 & 0xFFFF) | 0x200;
+  if (std::isnan(den)) return (s1 & 0xFFFF) | 0x200;
+  if ((den == 0.0f && num == 0.0f) || (std::isinf(den) && std::isinf(num))) return 0xFE00;
+  if (den == 0.0f || std::isinf(num)) return sign | 0x7C00;
+  if (std::isinf(den) || num == 0.0f) return sign;
+  if (std::isnan(q)) return sign | 0x7C00;
+  return (s0 & 0x7FFF) | sign;
+}
+template <class T>
+T fract_of(T x, T below_one) {
+  if (std::isinf(x)) return std::copysign(T(0), x);
+  if (std::isnan(x)) return x;
+  return std::min(x - std::floor(x), below_one);
+}
+
 // Counters for strict waits. kSmem completes out of order.
 enum Counter : uint8_t { kCntLoad, kCntStore, kCntLds, kCntSmem, kCntNum };
 
@@ -314,11 +429,15 @@ struct Uop {
   uint8_t fbits = 0;  // float operand width for abs/neg/inline constants (0: integer)
   uint8_t abs = 0, neg = 0, neg_hi = 0, opsel = 0, opsel_hi = 0, omod = 0;
   bool clamp = false;
-  bool half = false;  // 16-bit VALU result
-  int32_t imm = 0;    // SOPK/SOPP simm16, SMEM/FLAT/DS offset
-  int32_t imm1 = 0;   // DS offset1
+  bool half = false;   // 16-bit VALU result
+  bool dst32 = false;  // 16-bit sources (opsel) but a full 32-bit result
+  int32_t imm = 0;     // SOPK/SOPP simm16, SMEM/FLAT/DS offset
+  int32_t imm1 = 0;    // DS offset1
   uint16_t addr = 0, data0 = 0, data1 = 0, saddr = 0;
   bool glc = false;
+  bool sve = false;   // scratch: the VGPR address is used
+  uint8_t dpp = 0;    // 16: DPP16, 8: DPP8 (src0 is permuted across lanes first)
+  uint32_t dppw = 0;  // the DPP control dword
   uint64_t pc = 0;
   Uop* next = nullptr;
   Uop* target = nullptr;
@@ -435,7 +554,8 @@ struct Emulator::Impl {
       u.cval[i] = code == 235 ? (w == 2 ? 1ull << 48 : 1u << 16) : (w == 2 ? 2ull << 48 : 2u << 16);
     } else {
       const uint64_t c = inline_const(code, u.fbits, w);
-      if (c == ~0ull)
+      // (-1 in a 64-bit operand is ~0 too: only codes outside the constant ranges fail.)
+      if (c == ~0ull && !(code >= 128 && code <= 208))
         return fail(Errc::kUnsupported, &u, strformat("source operand %u not supported", code));
       u.kind[i] = kSrcConst;
       u.cval[i] = c;
@@ -482,10 +602,15 @@ struct Emulator::Impl {
     u.fbits = float_bits(m);
     if (u.fbits == 16 || m.find("_u16") != std::string_view::npos ||
         m.find("_i16") != std::string_view::npos || m.find("_b16") != std::string_view::npos)
-      u.half = m.find("v_pk_") != 0 && m.find("cvt_f32_f16") == std::string_view::npos &&
-               m.find("cvt_f64") == std::string_view::npos &&
-               m.find("cmp") == std::string_view::npos && m.find("dot2") == std::string_view::npos;
+      u.half =
+          m.find("v_pk_") != 0 && m.find("cvt_f32_f16") == std::string_view::npos &&
+          m.find("cvt_f64") == std::string_view::npos && m.find("cmp") == std::string_view::npos &&
+          m.find("dot2") == std::string_view::npos && m.find("fma_mix") == std::string_view::npos;
     if (m.find("cvt_f16_f32") != std::string_view::npos) u.half = true;
+    // 16-bit sources, 32-bit result.
+    for (std::string_view w32 : {"v_cvt_i32_i16", "v_cvt_u32_u16", "v_mad_u32_u16", "v_mad_i32_i16",
+                                 "v_cvt_pk_", "v_pack_b32_f16"})
+      if (m.find(w32) == 0) u.dst32 = true;
     const bool is_cmp = (u.op & kCmp) != 0;
     const bool cmpx = is_cmp && (u.op & (1u << 12));
     const auto& w = info.widths;
@@ -517,6 +642,24 @@ struct Emulator::Impl {
       RG_TRY(dst_vgpr(u, vdst, u.dstw));
     }
     return {};
+  }
+
+  // DPP: src0 code 250 (DPP16) or 233/234 (DPP8, 234 = fetch inactive) names the control dword
+  // that follows the instruction; its low byte is the real src0 VGPR.
+  static unsigned dpp_src0(Uop& u, const Instruction& in, unsigned code) {
+    if (code != 250 && code != 233 && code != 234) return code;
+    const uint32_t word = in.words[in.format == Format::kVOP3 ? 2 : 1];
+    u.dpp = code == 250 ? 16 : 8;
+    // DPP8 keeps its lane selects in [31:8]; bit 0 of dppw then carries FI (code 234).
+    u.dppw = code == 250 ? word : (word & ~0xFFu) | (code == 234 ? 1u : 0u);
+    return 256 + (word & 0xFF);
+  }
+  // VOP1/VOP2/VOPC DPP16 carries src0/src1 neg [20]/[22] and abs [21]/[23] in the DPP dword.
+  static void dpp_mods(Uop& u) {
+    if (u.dpp != 16 || u.e64) return;
+    const uint32_t d = u.dppw;
+    u.neg |= static_cast<uint8_t>(((d >> 20) & 1) | (((d >> 22) & 1) << 1));
+    u.abs |= static_cast<uint8_t>(((d >> 21) & 1) | (((d >> 23) & 1) << 1));
   }
 
   Result<std::unique_ptr<Uop>> predecode(uint64_t pc) {
@@ -609,14 +752,17 @@ struct Emulator::Impl {
         break;
       }
       case Format::kVOP1:
-        RG_TRY(setup_valu(*u, *in.info, in, (w0 >> 17) & 0xFF, {w0 & 0x1FF, 0, 0}));
+        RG_TRY(
+            setup_valu(*u, *in.info, in, (w0 >> 17) & 0xFF, {dpp_src0(*u, in, w0 & 0x1FF), 0, 0}));
+        dpp_mods(*u);
         if (m.find("readfirstlane") != std::string_view::npos) {
           u->sdst = static_cast<uint16_t>((w0 >> 17) & 0xFF);
           u->writes[u->nwrites++] = {false, u->sdst, 1};
         }
         break;
       case Format::kVOP2: {
-        const unsigned vdst = (w0 >> 17) & 0xFF, s0 = w0 & 0x1FF, s1 = 256 + ((w0 >> 9) & 0xFF);
+        const unsigned vdst = (w0 >> 17) & 0xFF, s0 = dpp_src0(*u, in, w0 & 0x1FF),
+                       s1 = 256 + ((w0 >> 9) & 0xFF);
         if (m.find("mamk") != std::string_view::npos) {
           RG_TRY(setup_valu(*u, *in.info, in, vdst, {s0, s1, 0}));
           u->cval[2] = in.literal;
@@ -630,10 +776,13 @@ struct Emulator::Impl {
             m.find("_co_ci_") != std::string_view::npos) {
           u->nsrc = 2;
         }
+        dpp_mods(*u);
         break;
       }
       case Format::kVOPC:
-        RG_TRY(setup_valu(*u, *in.info, in, 0, {w0 & 0x1FF, 256 + ((w0 >> 9) & 0xFF), 0}));
+        RG_TRY(setup_valu(*u, *in.info, in, 0,
+                          {dpp_src0(*u, in, w0 & 0x1FF), 256 + ((w0 >> 9) & 0xFF), 0}));
+        dpp_mods(*u);
         u->sdst = kVcc;
         break;
       case Format::kVOP3:
@@ -641,9 +790,9 @@ struct Emulator::Impl {
       case Format::kVOP3P: {
         u->e64 = true;
         const unsigned vdst = w0 & 0xFF;
-        const std::array<unsigned, 3> srcs{w1 & 0x1FF, (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF};
-        if ((w1 & 0x1FF) == 250 || (w1 & 0x1FF) == 233 || (w1 & 0x1FF) == 234)
-          return fail(Errc::kUnsupported, u.get(), "VOP3 DPP not implemented");
+        const std::array<unsigned, 3> srcs{
+            in.format == Format::kVOP3 ? dpp_src0(*u, in, w1 & 0x1FF) : w1 & 0x1FF,
+            (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF};
         if (in.format == Format::kVOP3SD) u->sdst = static_cast<uint16_t>((w0 >> 8) & 0x7F);
         if (in.format == Format::kVOP3P) {
           u->opsel = static_cast<uint8_t>((w0 >> 11) & 7);
@@ -670,7 +819,11 @@ struct Emulator::Impl {
               m.find("readlane") != std::string_view::npos)
             u->writes[u->nwrites++] = {false, u->sdst, 1};
         }
-        if (u->fbits == 0 && (u->clamp || u->omod) && in.format != Format::kVOP3P)
+        // Integer clamp saturates the 16/32-bit add/sub/mad forms (exec_valu_types).
+        const bool int_clamp = !u->omod && (m.find("add_nc_") != std::string_view::npos ||
+                                            m.find("sub_nc_") != std::string_view::npos ||
+                                            m.find("v_mad_u16") == 0 || m.find("v_mad_i16") == 0);
+        if (u->fbits == 0 && (u->clamp || u->omod) && in.format != Format::kVOP3P && !int_clamp)
           return fail(Errc::kUnsupported, u.get(),
                       "clamp/omod on an integer operation not implemented");
         break;
@@ -709,7 +862,7 @@ struct Emulator::Impl {
         u->data1 = static_cast<uint16_t>((w1 >> 16) & 0xFF);
         const auto& w = in.info->widths;
         const bool load = m.find("ds_load") == 0 || m.find("_rtn") != std::string_view::npos ||
-                          m.find("permute") != std::string_view::npos;
+                          m == "ds_swizzle_b32" || m.find("permute") != std::string_view::npos;
         const unsigned vdst = w1 >> 24;
         u->reads[u->nreads++] = {true, u->addr, 1};
         if (load) {
@@ -727,8 +880,6 @@ struct Emulator::Impl {
       case Format::kFLAT:
       case Format::kGLOBAL:
       case Format::kSCRATCH: {
-        if (in.format == Format::kSCRATCH)
-          return fail(Errc::kUnsupported, u.get(), "scratch not implemented");
         unsigned vdst, data, vaddr, saddr;
         if (!g12) {
           u->imm = static_cast<int32_t>(w0 << 19) >> 19;
@@ -741,6 +892,7 @@ struct Emulator::Impl {
           u->glc = ((w1 >> 20) & 7) == 1;  // TH_ATOMIC_RETURN
         }
         if (in.format == Format::kFLAT) saddr = kNull;
+        if (in.format == Format::kSCRATCH) u->sve = g12 ? (w1 >> 17) & 1 : (w1 >> 23) & 1;
         u->addr = static_cast<uint16_t>(vaddr);
         u->data0 = static_cast<uint16_t>(data);
         u->saddr = static_cast<uint16_t>(saddr);
@@ -751,9 +903,14 @@ struct Emulator::Impl {
         const bool atomic = m.find("atomic") != std::string_view::npos;
         // Printed operands: load "vdst, vaddr, saddr"; store "vaddr, vdata, saddr";
         // atomic "[vdst,] vaddr, vdata, saddr".
-        const unsigned awidth = saddr != kNull ? 1 : 2;
-        u->reads[u->nreads++] = {true, u->addr, static_cast<uint16_t>(awidth)};
-        if (saddr != kNull) u->reads[u->nreads++] = {false, u->saddr, 2};
+        if (in.format == Format::kSCRATCH) {  // 32-bit private address: SGPR + VGPR + offset
+          if (u->sve) u->reads[u->nreads++] = {true, u->addr, 1};
+          if (saddr != kNull) u->reads[u->nreads++] = {false, u->saddr, 1};
+        } else {
+          const unsigned awidth = saddr != kNull ? 1 : 2;
+          u->reads[u->nreads++] = {true, u->addr, static_cast<uint16_t>(awidth)};
+          if (saddr != kNull) u->reads[u->nreads++] = {false, u->saddr, 2};
+        }
         uint8_t dw = 0, sw = 0;
         if (store) {
           sw = w[1];
@@ -818,8 +975,11 @@ struct Emulator::Impl {
 
   // Reads source i for all lanes: 32-bit values (16-bit operands: the selected half in the low
   // bits), float modifiers applied.
+  const uint32_t* dpp_src = nullptr;  // src0 after the DPP lane permutation
   void read32(Wave& w, const Uop& u, unsigned i, uint32_t* out) const {
-    if (u.kind[i] == kSrcVgpr) {
+    if (i == 0 && dpp_src != nullptr) {
+      std::memcpy(out, dpp_src, 4 * kLanes);
+    } else if (u.kind[i] == kSrcVgpr) {
       std::memcpy(out, w.vr(u.src[i] - 256), 4 * kLanes);
     } else {
       const uint32_t x = scalar32(w, u, i);
@@ -852,7 +1012,7 @@ struct Emulator::Impl {
   void write32(Wave& w, const Uop& u, const uint32_t* d) {
     uint32_t* dst = w.vr(u.vdst);
     const uint32_t m = w.exec();
-    if (u.half) {
+    if (u.half && !u.dst32) {
       const bool hi = (u.opsel >> 3) & 1;
       for (unsigned l = 0; l < kLanes; ++l)
         if ((m >> l) & 1)
@@ -890,10 +1050,17 @@ struct Emulator::Impl {
       }
       return nullptr;
     };
+    // A load whose result returns through the same in-order counter as the pending one writes
+    // after it: overwriting its destination is ordered (LLVM reuses a dead half, observed
+    // `global_load_b64 v[4:5]` then `global_load_b64 v[5:6]`).
+    const bool vmem =
+        u.fmt == Format::kGLOBAL || u.fmt == Format::kFLAT || u.fmt == Format::kSCRATCH;
+    const int in_order = vmem ? kCntLoad : u.fmt == Format::kDS ? kCntLds : -1;
     for (unsigned i = 0; i < u.nreads + u.nwrites; ++i) {
       const bool is_read = i < u.nreads;
       const Uop::Range& r = is_read ? u.reads[i] : u.writes[i - u.nreads];
       if (const Pending* p = busy(r)) {
+        if (!is_read && p->cnt == in_order) continue;
         return fail(Errc::kHardware, &u,
                     strformat("strict wait: %s %c%u while the %s at PC %s still owns it (missing "
                               "s_waitcnt / s_wait)",
@@ -943,7 +1110,80 @@ struct Emulator::Impl {
                 strformat("memory fault in lane %u at address %s: %s", lane, hex(va).c_str(),
                           err.to_string().c_str()));
   }
+  // ---- private (scratch) and LDS apertures
+  // Scratch: each wave of a workgroup owns slot w.id of COMPUTE_TMPRING_SIZE.WAVES slots of
+  // WAVESIZE × 256 bytes at COMPUTE_DISPATCH_SCRATCH_BASE (architected flat scratch). Inside a
+  // slot the private addresses of the 32 lanes are interleaved per dword (the swizzled layout:
+  // element size 4, index stride 32): byte a of lane l is at slot + (a / 4) × 128 + l × 4 + a % 4.
+  Wave* cur_wave = nullptr;
+  uint32_t scratch_lane_bytes() const { return ((st.tmpring_size >> 12) & 0x7FFF) * 256 / kLanes; }
+  Result<uint64_t> scratch_va(const Uop& u, unsigned lane, uint64_t addr, unsigned n) {
+    const uint32_t waves = st.tmpring_size & 0xFFF, lane_bytes = scratch_lane_bytes();
+    const unsigned slot = cur_wave ? cur_wave->id : 0;
+    if (st.scratch_base.raw() == 0 || lane_bytes == 0)
+      return fail(Errc::kHardware, &u,
+                  strformat("scratch access in lane %u at private address %s but the dispatch "
+                            "has no scratch (COMPUTE_TMPRING_SIZE / DISPATCH_SCRATCH_BASE unset)",
+                            lane, hex(addr).c_str()));
+    if (slot >= waves)
+      return fail(Errc::kHardware, &u,
+                  strformat("wave %u of the workgroup has no scratch slot (TMPRING_SIZE.WAVES %u)",
+                            slot, waves));
+    if (addr + n > lane_bytes)
+      return fail(Errc::kOutOfRange, &u,
+                  strformat("scratch access out of range in lane %u: bytes [%s, +%u) of %u per "
+                            "lane",
+                            lane, hex(addr).c_str(), n, lane_bytes));
+    return st.scratch_base.raw() + uint64_t{slot} * lane_bytes * kLanes + (addr / 4) * 4 * kLanes +
+           lane * 4u + addr % 4;
+  }
+  // Which space a VMEM access goes to: 0 global, 1 LDS (FLAT in the shared aperture), 2 private.
+  static unsigned space_of(const Uop& u, uint64_t va) {
+    if (u.fmt == Format::kSCRATCH) return 2;
+    if (u.fmt == Format::kFLAT) {
+      const uint64_t hi = va >> 48;  // SH_MEM_BASES shared 1, private 2 (amd.md)
+      if (hi == 1) return 1;
+      if (hi == 2) return 2;
+    }
+    return 0;
+  }
+  Status aperture_bytes(const Uop& u, unsigned lane, uint64_t va, uint8_t* p, unsigned n,
+                        bool store) {
+    const unsigned sp = space_of(u, va);
+    const uint64_t a = u.fmt == Format::kSCRATCH ? va : (va & 0xFFFFFFFFull);
+    if (sp == 1) {
+      if (a + n > lds.size())
+        return fail(Errc::kOutOfRange, &u,
+                    strformat("LDS access (FLAT shared aperture) out of range in lane %u: bytes "
+                              "[%s, +%u) of %zu",
+                              lane, hex(a).c_str(), n, lds.size()));
+      if (store)
+        std::memcpy(lds.data() + a, p, n);
+      else
+        std::memcpy(p, lds.data() + a, n);
+      return {};
+    }
+    for (unsigned k = 0; k < n; ++k) {  // byte by byte: consecutive dwords are 128 B apart
+      const uint64_t b = RG_TRY(scratch_va(u, lane, a + k, 1));
+      const uint64_t base = b & ~uint64_t{3};
+      auto r = e.gpu_->read32(GpuVa(base));
+      if (!r) return mem_fault(u, lane, va, r.error());
+      uint32_t word = *r;
+      auto* wb = reinterpret_cast<uint8_t*>(&word) + (b - base);
+      if (!store) {
+        p[k] = *wb;
+        continue;
+      }
+      *wb = p[k];
+      if (Status st2 = e.gpu_->write32(GpuVa(base), word); !st2)
+        return mem_fault(u, lane, va, st2.error());
+    }
+    return {};
+  }
+
   Status load_bytes(const Uop& u, unsigned lane, uint64_t va, void* out, unsigned n) {
+    if (u.fmt != Format::kGLOBAL && space_of(u, va) != 0)
+      return aperture_bytes(u, lane, va, static_cast<uint8_t*>(out), n, false);
     auto* o = static_cast<uint8_t*>(out);
     uint64_t a = va;
     unsigned done = 0;
@@ -960,6 +1200,11 @@ struct Emulator::Impl {
     return {};
   }
   Status store_bytes(const Uop& u, unsigned lane, uint64_t va, const void* in, unsigned n) {
+    if (u.fmt != Format::kGLOBAL && space_of(u, va) != 0) {
+      uint8_t buf[16];
+      std::memcpy(buf, in, std::min(n, 16u));
+      return aperture_bytes(u, lane, va, buf, n, true);
+    }
     const auto* p = static_cast<const uint8_t*>(in);
     uint64_t a = va;
     unsigned done = 0;
@@ -1010,7 +1255,12 @@ struct Emulator::Impl {
     const uint32_t m = w.exec();
     std::array<uint64_t, kLanes> addr{};
     const uint32_t* a0 = w.vr(u.addr);
-    if (u.saddr != kNull) {
+    cur_wave = &w;
+    if (u.fmt == Format::kSCRATCH) {
+      const uint32_t sb = u.saddr != kNull ? w.s[u.saddr] : 0;
+      for (unsigned l = 0; l < kLanes; ++l)
+        addr[l] = static_cast<uint32_t>(sb + (u.sve ? a0[l] : 0u) + static_cast<uint32_t>(u.imm));
+    } else if (u.saddr != kNull) {
       const uint64_t sb = w.s[u.saddr] | (uint64_t{w.s[u.saddr + 1u]} << 32);
       for (unsigned l = 0; l < kLanes; ++l) addr[l] = sb + a0[l] + static_cast<int64_t>(u.imm);
     } else {
@@ -1146,6 +1396,23 @@ struct Emulator::Impl {
                          : mn.ends_with("16")   ? 2
                                                 : 4;
     const unsigned scale = mn.find("stride64") != std::string_view::npos ? 64 * esz : esz;
+    if (u.op == ds_swizzle_b32) {
+      // offset[15] = 1: quad permute (2 bits per lane of a quad); else bit-mask mode over 32
+      // lanes: and [4:0], or [9:5], xor [14:10]. An inactive source lane reads 0.
+      const uint32_t off = static_cast<uint32_t>(u.imm) & 0xFFFF;
+      std::array<uint32_t, kLanes> out{};
+      std::memcpy(out.data(), w.vr(u.vdst), 4 * kLanes);
+      for (unsigned l = 0; l < kLanes; ++l) {
+        if (!((m >> l) & 1)) continue;
+        const unsigned sl = off & 0x8000
+                                ? (l & ~3u) + ((off >> (2 * (l & 3))) & 3)
+                                : (((l & (off & 31)) | ((off >> 5) & 31)) ^ ((off >> 10) & 31));
+        out[l] = (m >> sl) & 1 ? a[sl] : 0;
+      }
+      std::memcpy(w.vr(u.vdst), out.data(), 4 * kLanes);
+      if (e.options_.strict_wait) add_pending(w, u, kCntLds, true, u.vdst, 1);
+      return {};
+    }
     if (u.op == ds_bpermute_b32 || u.op == ds_permute_b32) {
       std::array<uint32_t, kLanes> src{}, out{};
       std::memcpy(src.data(), w.vr(u.data0), 4 * kLanes);
@@ -1590,8 +1857,547 @@ struct Emulator::Impl {
     return omod == 1 ? r * 2.0f : omod == 2 ? r * 4.0f : omod == 3 ? r * 0.5f : r;
   }
 
+  // DPP16 / DPP8 (issue 9 item 3). src0 of lane l is read from lane src(l) of its row (16
+  // lanes) or octet (DPP8). An invalid source (outside the row for row_shl/row_shr, or an
+  // inactive lane without FI) reads 0 with BOUND_CTRL, otherwise the lane is not written;
+  // ROW_MASK[row] and BANK_MASK[(l % 16) / 4] clear disable writes too.
+  Status exec_dpp(Wave& w, const Uop& u) {
+    const uint32_t exec = w.exec(), d = u.dppw;
+    const uint32_t* v = w.vr(u.src[0] - 256);
+    alignas(64) uint32_t src[kLanes];
+    uint32_t enable = 0;
+    for (unsigned l = 0; l < kLanes; ++l) {
+      int sl = -1;
+      bool fi, bound;
+      if (u.dpp == 8) {
+        sl = static_cast<int>((l & ~7u) + ((d >> (8 + 3 * (l & 7))) & 7));
+        fi = d & 1, bound = true;  // DPP8: an inactive source reads 0 unless FI
+      } else {
+        const unsigned ctrl = (d >> 8) & 0x1FF, row = l & ~15u, r = l & 15;
+        fi = (d >> 18) & 1, bound = (d >> 19) & 1;
+        if (ctrl <= 0xFF) {
+          sl = static_cast<int>((l & ~3u) + ((ctrl >> (2 * (l & 3))) & 3));
+        } else if (ctrl >= 0x101 && ctrl <= 0x10F) {  // row_shl
+          const unsigned n = ctrl & 15;
+          sl = r + n < 16 ? static_cast<int>(l + n) : -1;
+        } else if (ctrl >= 0x111 && ctrl <= 0x11F) {  // row_shr
+          const unsigned n = ctrl & 15;
+          sl = r >= n ? static_cast<int>(l - n) : -1;
+        } else if (ctrl >= 0x121 && ctrl <= 0x12F) {  // row_ror
+          sl = static_cast<int>(row + ((r + 16 - (ctrl & 15)) & 15));
+        } else if (ctrl == 0x140) {  // row_mirror
+          sl = static_cast<int>(row + 15 - r);
+        } else if (ctrl == 0x141) {  // row_half_mirror
+          sl = static_cast<int>((l & ~7u) + 7 - (l & 7));
+        } else if (ctrl >= 0x150 && ctrl <= 0x15F) {  // row_share
+          sl = static_cast<int>(row + (ctrl & 15));
+        } else if (ctrl >= 0x160 && ctrl <= 0x16F) {  // row_xmask
+          sl = static_cast<int>(row + (r ^ (ctrl & 15)));
+        } else {
+          return fail(Errc::kUnsupported, &u, strformat("DPP control 0x%x not supported", ctrl));
+        }
+        const bool row_on = (d >> (28 + l / 16)) & 1, bank_on = (d >> (24 + r / 4)) & 1;
+        if (!row_on || !bank_on) {
+          src[l] = 0;
+          continue;
+        }
+      }
+      const bool valid = sl >= 0 && (fi || ((exec >> sl) & 1));
+      if (valid) {
+        src[l] = v[sl];
+        enable |= 1u << l;
+      } else if (bound) {
+        src[l] = 0;
+        enable |= 1u << l;
+      } else {
+        src[l] = 0;
+      }
+    }
+    dpp_src = src;
+    w.s[kExec] = exec & enable;
+    Status st = exec_valu(w, u);
+    dpp_src = nullptr;
+    const bool cmpx = (u.op & kCmp) && (u.op & (1u << 12));
+    if (!cmpx) w.s[kExec] = exec;
+    return st;
+  }
+
+  // WMMA 16×16×16 (issue 9 item 4): D = A × B + C for one wave32, f16/bf16 inputs, f32 or
+  // f16/bf16 accumulators. Register layouts (lane l, g = l / 16, element i of a lane's
+  // consecutive 16-bit halves, VGPR v of the accumulator):
+  //   gfx1100 (AMD GPUOpen "How to accelerate AI applications on RDNA 3 using WMMA"):
+  //     A[m = l % 16][k = i], B[k = i][n = l % 16], i < 16 (8 VGPRs); lanes 16–31 must repeat
+  //     lanes 0–15. C/D[m = 2v + g][n = l % 16], v < 8; f16/bf16 C/D use the low half of each
+  //     VGPR, or the high half with OPSEL[2].
+  //   gfx1201 (RDNA4 ISA guide, WMMA operand layout): A[m = l % 16][k], B[k][n = l % 16] with
+  //     k = 8 (i / 4) + 4 g + i % 4, i < 8 (4 VGPRs). C/D[m = 8g + v][n = l % 16], v < 8; f16/bf16
+  //     C/D pack elements v = 2j, 2j + 1 in VGPR j (4 VGPRs).
+  // Products of f16/bf16 values are exact in double; the k sum and C are added in double and
+  // rounded once to the accumulator type (hardware rounding of partial sums is not modelled).
+  Status exec_wmma(Wave& w, const Uop& u) {
+    const std::string_view m = u.info->mnemonic;
+    const bool in_bf16 = m.ends_with("_bf16");
+    const int acc = m.starts_with("v_wmma_f32") ? 32 : m.starts_with("v_wmma_f16") ? 16 : 17;
+    if (!(m.ends_with("_f16") || m.ends_with("_bf16")))
+      return fail(Errc::kUnsupported, &u, "WMMA type not implemented");
+    if (u.kind[0] != kSrcVgpr || u.kind[1] != kSrcVgpr)
+      return fail(Errc::kUnsupported, &u, "WMMA A/B must be VGPRs");
+    if (u.kind[2] != kSrcVgpr && !(u.kind[2] == kSrcConst && u.cval[2] == 0))
+      return fail(Errc::kUnsupported, &u, "WMMA C other than VGPRs or 0 not implemented");
+    auto half_of = [&](unsigned base, unsigned lane, unsigned idx) -> double {
+      const uint32_t word = w.vr(base + idx / 2)[lane];
+      const uint16_t h = static_cast<uint16_t>(idx % 2 ? word >> 16 : word);
+      return in_bf16 ? static_cast<double>(F(uint32_t{h} << 16))
+                     : static_cast<double>(half_to_float(h));
+    };
+    const unsigned a0 = u.src[0] - 256, b0 = u.src[1] - 256;
+    double A[16][16], B[16][16], C[16][16] = {};
+    if (!g12) {
+      for (unsigned l = 0; l < 16; ++l)
+        for (unsigned i = 0; i < 16; ++i) A[l][i] = half_of(a0, l, i), B[i][l] = half_of(b0, l, i);
+      if (e.options_.strict_wait) {  // RDNA3 reads the operands replicated in both half-waves
+        for (unsigned r = 0; r < 8; ++r)
+          for (unsigned l = 0; l < 16; ++l)
+            if (w.vr(a0 + r)[l] != w.vr(a0 + r)[l + 16] || w.vr(b0 + r)[l] != w.vr(b0 + r)[l + 16])
+              return fail(Errc::kHardware, &u,
+                          strformat("WMMA A/B lane %u differs from lane %u in VGPR %u (gfx1100 "
+                                    "needs operands replicated across half-waves)",
+                                    l + 16, l, r));
+      }
+    } else {
+      for (unsigned l = 0; l < 32; ++l)
+        for (unsigned i = 0; i < 8; ++i) {
+          const unsigned k = 8 * (i / 4) + 4 * (l / 16) + i % 4;
+          A[l % 16][k] = half_of(a0, l, i), B[k][l % 16] = half_of(b0, l, i);
+        }
+    }
+    auto acc_at = [&](unsigned l, unsigned v) -> std::pair<unsigned, unsigned> {  // (vgpr, half)
+      if (acc == 32) return {v, 0};
+      if (!g12) return {v, (u.opsel >> 2) & 1};
+      return {v / 2, v % 2};
+      (void)l;
+    };
+    auto row_of = [&](unsigned l, unsigned v) { return g12 ? 8 * (l / 16) + v : 2 * v + l / 16; };
+    if (u.kind[2] == kSrcVgpr) {
+      const unsigned c0 = u.src[2] - 256;
+      for (unsigned l = 0; l < 32; ++l)
+        for (unsigned v = 0; v < 8; ++v) {
+          const auto [reg, hi] = acc_at(l, v);
+          const uint32_t word = w.vr(c0 + reg)[l];
+          const uint16_t h = static_cast<uint16_t>(hi ? word >> 16 : word);
+          C[row_of(l, v)][l % 16] = acc == 32   ? static_cast<double>(F(word))
+                                    : acc == 16 ? static_cast<double>(half_to_float(h))
+                                                : static_cast<double>(F(uint32_t{h} << 16));
+        }
+    }
+    std::array<uint32_t, 8 * kLanes> out{};
+    const unsigned dregs = acc == 32 || !g12 ? 8 : 4;
+    for (unsigned r = 0; r < dregs; ++r)
+      std::memcpy(&out[r * kLanes], w.vr(u.vdst + r), 4 * kLanes);
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned v = 0; v < 8; ++v) {
+        const unsigned mm = row_of(l, v), n = l % 16;
+        double sum = 0;
+        for (unsigned k = 0; k < 16; ++k) sum += A[mm][k] * B[k][n];
+        sum += C[mm][n];
+        const auto [reg, hi] = acc_at(l, v);
+        uint32_t& word = out[reg * kLanes + l];
+        if (acc == 32) {
+          word = U(static_cast<float>(sum));
+          continue;
+        }
+        uint32_t h;
+        if (acc == 16) {
+          h = float_to_half(static_cast<float>(sum));  // (double → f32 → f16: exact sums only)
+        } else {
+          const uint32_t x = U(static_cast<float>(sum));
+          h = std::isnan(static_cast<float>(sum)) ? (x >> 16) | 0x40
+                                                  : (x + 0x7FFF + ((x >> 16) & 1)) >> 16;
+        }
+        word = hi ? (word & 0xFFFF) | (h << 16) : (word & 0xFFFF0000u) | (h & 0xFFFF);
+      }
+    for (unsigned r = 0; r < dregs; ++r)
+      std::memcpy(w.vr(u.vdst + r), &out[r * kLanes], 4 * kLanes);
+    return {};
+  }
+
+  // Data-type families (issue 9 item 1): f16 math, 16-bit and packed integers, f64 division,
+  // rounding and frexp. Returns what was produced: a 32-bit result in R, a 64-bit one in QR, or
+  // kWritten when the operation wrote its own destinations; kNo when the op is not one of these.
+  enum class Done : uint8_t { kNo, k32, k64, kWritten };
+  Result<Done> exec_valu_types(Wave& w, const Uop& u, const uint32_t* A, const uint32_t* B,
+                               const uint32_t* C, const uint64_t* QA, const uint64_t* QB,
+                               const uint64_t* QC, uint32_t* R, uint64_t* QR) {
+    const uint32_t K = static_cast<uint32_t>(u.cval[2]);
+    const bool ieee = w.mode.ieee && !g12;
+#define L32(expr)                                \
+  for (unsigned l = 0; l < kLanes; ++l) {        \
+    const uint32_t a = A[l], b = B[l], c = C[l]; \
+    (void)a, (void)b, (void)c;                   \
+    R[l] = (expr);                               \
+  }                                              \
+  return Done::k32;
+#define L64(expr)                                   \
+  for (unsigned l = 0; l < kLanes; ++l) {           \
+    const uint64_t a = QA[l], b = QB[l], c = QC[l]; \
+    (void)a, (void)b, (void)c;                      \
+    QR[l] = (expr);                                 \
+  }                                                 \
+  return Done::k64;
+    auto s16 = [](uint32_t x) { return static_cast<int16_t>(x); };
+    auto u16 = [](uint32_t x) { return static_cast<uint16_t>(x); };
+    auto ff = [](uint32_t x) { return static_cast<double>(H2F(x)); };
+    switch (u.op) {
+      // f16
+      case v_subrev_f16: L32(F2H(ff(b) - ff(a)))
+      case v_sqrt_f16: L32(F2H(std::sqrt(ff(a))))
+      case v_rcp_f16: L32(F2H(1.0 / ff(a)))
+      case v_rsq_f16: L32(F2H(1.0 / std::sqrt(ff(a))))
+      case v_log_f16: L32(F2H(std::log2(ff(a))))
+      case v_exp_f16: L32(F2H(std::exp2(ff(a))))
+      case v_sin_f16: L32(F2H(std::sin(2.0 * M_PI * (ff(a) - std::floor(ff(a))))))
+      case v_cos_f16: L32(F2H(std::cos(2.0 * M_PI * (ff(a) - std::floor(ff(a))))))
+      case v_floor_f16: L32(F2H(std::floor(ff(a))))
+      case v_ceil_f16: L32(F2H(std::ceil(ff(a))))
+      case v_trunc_f16: L32(F2H(std::trunc(ff(a))))
+      case v_rndne_f16: L32(F2H(std::nearbyint(ff(a))))
+      case v_fract_f16: L32(F2H(fract_of(ff(a), 0x1.ffcp-1)))
+      case v_frexp_mant_f16:
+        L32(std::isfinite(ff(a)) ? F2H([](double x) {
+          int e;
+          return std::frexp(x, &e);
+        }(ff(a)))
+                                 : (a & 0xFFFF))
+      case v_frexp_exp_i16_f16: L32(static_cast<uint16_t>(frexp_exp(H2F(a))))
+      case v_ldexp_f16: L32(F2H(std::ldexp(ff(a), std::clamp<int>(s16(b), -100, 100))))
+      case v_div_fixup_f16: L32(div_fixup_f16(a, b, c))
+      case v_fmamk_f16: L32(F2H(std::fma(ff(a), ff(K), ff(b))))
+      case v_fmaak_f16: L32(F2H(std::fma(ff(a), ff(b), ff(K))))
+      case v_max_num_f16: L32(fminmax16(a, b, true, 1))
+      case v_min_num_f16: L32(fminmax16(a, b, false, 1))
+      case v_maximum_f16: L32(fminmax16(a, b, true, 2))
+      case v_minimum_f16: L32(fminmax16(a, b, false, 2))
+      case v_max3_f16:
+      case v_max3_num_f16: {
+        const int k = u.op == v_max3_f16 && ieee ? 0 : 1;
+        L32(fminmax16(fminmax16(a, b, true, k), c, true, k))
+      }
+      case v_min3_f16:
+      case v_min3_num_f16: {
+        const int k = u.op == v_min3_f16 && ieee ? 0 : 1;
+        L32(fminmax16(fminmax16(a, b, false, k), c, false, k))
+      }
+      case v_med3_f16:
+      case v_med3_num_f16: {
+        const int k = u.op == v_med3_f16 && ieee ? 0 : 1;
+        L32(fminmax16(fminmax16(a, b, false, k), fminmax16(fminmax16(a, b, true, k), c, false, k),
+                      true, k))
+      }
+      case v_cvt_i16_f16: L32(static_cast<uint16_t>(sat_cvt<int16_t>(H2F(a))))
+      case v_cvt_u16_f16: L32(sat_cvt<uint16_t>(H2F(a)))
+      case v_cvt_f16_i16: L32(F2H(s16(a)))
+      case v_cvt_f16_u16: L32(F2H(u16(a)))
+      case v_cvt_i32_i16: L32(static_cast<uint32_t>(int32_t{s16(a)}))
+      case v_cvt_u32_u16: L32(u16(a))
+      case v_cvt_pk_rtz_f16_f32:
+        L32([](float x, float y) {
+          auto rtz = [](float f) {  // round toward zero: step back if RNE rounded away
+            const uint16_t h = float_to_half(f);
+            if (std::isnan(f) || std::isinf(f)) return h;
+            const float back = half_to_float(h);
+            if (std::isinf(back)) return static_cast<uint16_t>((h & 0x8000) | 0x7BFF);
+            if (std::fabs(back) <= std::fabs(f)) return h;
+            return static_cast<uint16_t>(h - 1);
+          };
+          return uint32_t{rtz(x)} | uint32_t{rtz(y)} << 16;
+        }(F(a), F(b)))
+      case v_pack_b32_f16: L32((a & 0xFFFF) | (b << 16))
+      case v_cvt_floor_i32_f32: L32(static_cast<uint32_t>(sat_cvt<int32_t>(std::floor(F(a)))))
+      case v_cvt_nearest_i32_f32:
+        L32(static_cast<uint32_t>(sat_cvt<int32_t>(std::floor(static_cast<double>(F(a)) + 0.5))))
+      case v_fma_mix_f32:
+      case v_fma_mixlo_f16:
+      case v_fma_mixhi_f16: {
+        // opsel_hi[i] = 0: source i is f32; 1: f16, opsel[i] picks the half. neg_hi means abs.
+        const uint32_t* src[3] = {A, B, C};
+        uint32_t* dst = w.vr(u.vdst);
+        const uint32_t m = w.exec();
+        for (unsigned l = 0; l < kLanes; ++l) {
+          double x[3];
+          for (unsigned i = 0; i < 3; ++i) {
+            const uint32_t v = src[i][l];
+            x[i] = (u.opsel_hi >> i) & 1 ? ff((u.opsel >> i) & 1 ? v >> 16 : v) : F(v);
+            if ((u.neg_hi >> i) & 1) x[i] = std::fabs(x[i]);
+            if ((u.neg >> i) & 1) x[i] = -x[i];
+          }
+          const float r = std::fma(static_cast<float>(x[0]), static_cast<float>(x[1]),
+                                   static_cast<float>(x[2]));
+          if (!((m >> l) & 1)) continue;
+          float rc = u.clamp ? (std::isnan(r) ? 0.0f : std::clamp(r, 0.0f, 1.0f)) : r;
+          if (u.op == v_fma_mix_f32) {
+            dst[l] = U(rc);
+          } else {
+            const uint32_t h = F2H(rc);
+            dst[l] = u.op == v_fma_mixlo_f16 ? (dst[l] & 0xFFFF0000u) | h
+                                             : (dst[l] & 0xFFFFu) | (h << 16);
+          }
+        }
+        return Done::kWritten;
+      }
+      // 16-bit integers (clamp saturates)
+      case v_add_nc_i16:
+        L32(static_cast<uint16_t>(u.clamp ? clamp_to<int16_t>(int64_t{s16(a)} + s16(b))
+                                          : static_cast<int16_t>(s16(a) + s16(b))))
+      case v_sub_nc_i16:
+        L32(static_cast<uint16_t>(u.clamp ? clamp_to<int16_t>(int64_t{s16(a)} - s16(b))
+                                          : static_cast<int16_t>(s16(a) - s16(b))))
+      case v_lshlrev_b16: L32(static_cast<uint16_t>(u16(b) << (a & 15)))
+      case v_lshrrev_b16: L32(static_cast<uint16_t>(u16(b) >> (a & 15)))
+      case v_ashrrev_i16: L32(static_cast<uint16_t>(s16(b) >> (a & 15)))
+      case v_min_i16: L32(static_cast<uint16_t>(std::min(s16(a), s16(b))))
+      case v_max_i16: L32(static_cast<uint16_t>(std::max(s16(a), s16(b))))
+      case v_min_u16: L32(std::min(u16(a), u16(b)))
+      case v_max_u16: L32(std::max(u16(a), u16(b)))
+      case v_max3_i16: L32(static_cast<uint16_t>(std::max({s16(a), s16(b), s16(c)})))
+      case v_min3_i16: L32(static_cast<uint16_t>(std::min({s16(a), s16(b), s16(c)})))
+      case v_max3_u16: L32(std::max({u16(a), u16(b), u16(c)}))
+      case v_min3_u16: L32(std::min({u16(a), u16(b), u16(c)}))
+      case v_med3_i16:
+        L32(static_cast<uint16_t>(
+            std::max(std::min(s16(a), s16(b)), std::min(std::max(s16(a), s16(b)), s16(c)))))
+      case v_med3_u16:
+        L32(std::max(std::min(u16(a), u16(b)), std::min(std::max(u16(a), u16(b)), u16(c))))
+      case v_mad_u16:
+        L32(u.clamp ? static_cast<uint32_t>(
+                          std::min<uint64_t>(uint64_t{u16(a)} * u16(b) + u16(c), 0xFFFF))
+                    : static_cast<uint16_t>(uint32_t{u16(a)} * u16(b) + u16(c)))
+      case v_mad_i16:
+        L32(static_cast<uint16_t>(u.clamp ? clamp_to<int16_t>(int64_t{s16(a)} * s16(b) + s16(c))
+                                          : static_cast<int16_t>(s16(a) * s16(b) + s16(c))))
+      case v_mad_u32_u16: L32(uint32_t{u16(a)} * u16(b) + c)
+      case v_mad_i32_i16:
+        L32(static_cast<uint32_t>(int64_t{s16(a)} * s16(b) + static_cast<int32_t>(c)))
+      case v_and_b16: L32(a & b & 0xFFFF)
+      case v_or_b16: L32((a | b) & 0xFFFF)
+      case v_xor_b16: L32((a ^ b) & 0xFFFF)
+      case v_not_b16: L32(~a & 0xFFFF)
+      case v_mov_b16: L32(a & 0xFFFF)
+      case v_cvt_pk_i16_i32:
+        L32(uint32_t{static_cast<uint16_t>(clamp_to<int16_t>(static_cast<int32_t>(a)))} |
+            uint32_t{static_cast<uint16_t>(clamp_to<int16_t>(static_cast<int32_t>(b)))} << 16)
+      case v_cvt_pk_u16_u32: L32(std::min(a, 0xFFFFu) | std::min(b, 0xFFFFu) << 16)
+      case v_sat_pk_u8_i16:
+        L32(uint32_t{clamp_to<uint8_t>(static_cast<int16_t>(a))} |
+            uint32_t{clamp_to<uint8_t>(static_cast<int16_t>(a >> 16))} << 8)
+      case v_add_nc_i32:
+        L32(static_cast<uint32_t>(
+            u.clamp ? clamp_to<int32_t>(int64_t{static_cast<int32_t>(a)} + static_cast<int32_t>(b))
+                    : a + b))
+      case v_sub_nc_i32:
+        L32(static_cast<uint32_t>(
+            u.clamp ? clamp_to<int32_t>(int64_t{static_cast<int32_t>(a)} - static_cast<int32_t>(b))
+                    : a - b))
+      case v_alignbyte_b32: L32(static_cast<uint32_t>(((uint64_t{a} << 32) | b) >> (8 * (c & 3))))
+      case v_movreld_b32:
+      case v_movrels_b32:
+      case v_movrelsd_b32:
+      case v_movrelsd_2_b32: {
+        // M0-relative VGPR indexing: movreld offsets the destination, movrels the source,
+        // movrelsd both (movrelsd_2 the source by M0[9:0], the destination by M0[25:16]).
+        const uint32_t m0 = w.s[125];
+        const uint32_t doff = u.op == v_movrels_b32      ? 0
+                              : u.op == v_movrelsd_2_b32 ? (m0 >> 16) & 0x3FF
+                                                         : m0;
+        const uint32_t soff = u.op == v_movreld_b32      ? 0
+                              : u.op == v_movrelsd_2_b32 ? m0 & 0x3FF
+                                                         : m0;
+        const uint64_t dreg = uint64_t{u.vdst} + doff;
+        if (dreg >= vgprs)
+          return fail(Errc::kHardware, &u,
+                      strformat("M0-relative destination v%llu beyond the %u allocated VGPRs",
+                                static_cast<unsigned long long>(dreg), vgprs));
+        const uint32_t* src = A;
+        if (u.op != v_movreld_b32) {
+          if (u.kind[0] != kSrcVgpr)
+            return fail(Errc::kUnsupported, &u, "M0-relative source is not a VGPR");
+          const uint64_t sreg = uint64_t{u.src[0]} - 256 + soff;
+          if (sreg >= vgprs)
+            return fail(Errc::kHardware, &u,
+                        strformat("M0-relative source v%llu beyond the %u allocated VGPRs",
+                                  static_cast<unsigned long long>(sreg), vgprs));
+          src = w.vr(static_cast<unsigned>(sreg));
+        }
+        uint32_t* d = w.vr(static_cast<unsigned>(dreg));
+        const uint32_t m = w.exec();
+        for (unsigned l = 0; l < kLanes; ++l)
+          if ((m >> l) & 1) d[l] = src[l];
+        return Done::kWritten;
+      }
+      case v_permlane16_b32:
+      case v_permlanex16_b32: {
+        // Lane l of a row reads lane sel[l % 16] (a nibble of {S2, S1}) of its own row
+        // (permlane16) or of the other row (permlanex16). OPSEL[0] = FI, OPSEL[1] = BOUND_CTRL.
+        const uint64_t sel = uint64_t{scalar32(w, u, 1)} | uint64_t{scalar32(w, u, 2)} << 32;
+        const bool fi = u.opsel & 1, bound = (u.opsel >> 1) & 1;
+        const uint32_t exec = w.exec();
+        uint32_t* d = w.vr(u.vdst);
+        std::array<uint32_t, kLanes> out;
+        std::memcpy(out.data(), d, sizeof(out));
+        for (unsigned l = 0; l < kLanes; ++l) {
+          if (!((exec >> l) & 1)) continue;
+          const unsigned row = u.op == v_permlanex16_b32 ? (l & ~15u) ^ 16u : l & ~15u;
+          const unsigned sl = row + ((sel >> (4 * (l & 15))) & 15);
+          if (fi || ((exec >> sl) & 1))
+            out[l] = A[sl];
+          else if (bound)
+            out[l] = 0;
+        }
+        std::memcpy(d, out.data(), sizeof(out));
+        return Done::kWritten;
+      }
+      case v_swap_b32: {
+        uint32_t* d = w.vr(u.vdst);
+        uint32_t* sv = w.vr(u.src[0] - 256);
+        const uint32_t m = w.exec();
+        for (unsigned l = 0; l < kLanes; ++l)
+          if ((m >> l) & 1) std::swap(d[l], sv[l]);
+        return Done::kWritten;
+      }
+      // packed 16-bit
+      case v_pk_add_u16:
+      case v_pk_add_i16:
+      case v_pk_sub_u16:
+      case v_pk_sub_i16:
+      case v_pk_mul_lo_u16:
+      case v_pk_lshlrev_b16:
+      case v_pk_lshrrev_b16:
+      case v_pk_ashrrev_i16:
+      case v_pk_min_i16:
+      case v_pk_max_i16:
+      case v_pk_min_u16:
+      case v_pk_max_u16:
+      case v_pk_mad_u16:
+      case v_pk_mad_i16:
+      case v_pk_maximum_f16:
+      case v_pk_minimum_f16:
+      case v_pk_fmac_f16: {
+        const uint32_t* src[3] = {A, B, C};
+        const uint32_t* d = w.vr(u.vdst);
+        for (unsigned l = 0; l < kLanes; ++l) {
+          uint32_t out = 0;
+          for (unsigned h = 0; h < 2; ++h) {
+            uint32_t x[3];
+            for (unsigned i = 0; i < 3; ++i) {
+              const bool hi = u.op == v_pk_fmac_f16 ? h == 1
+                              : h == 0              ? (u.opsel >> i) & 1
+                                                    : (u.opsel_hi >> i) & 1;
+              x[i] = (hi ? src[i][l] >> 16 : src[i][l]) & 0xFFFF;
+            }
+            const int64_t sa = s16(x[0]), sb = s16(x[1]), sc = s16(x[2]);
+            const int64_t ua = x[0], ub = x[1], uc = x[2];
+            int64_t r;
+            switch (u.op) {
+              case v_pk_add_u16: r = u.clamp ? std::min<int64_t>(ua + ub, 0xFFFF) : ua + ub; break;
+              case v_pk_add_i16: r = u.clamp ? clamp_to<int16_t>(sa + sb) : sa + sb; break;
+              case v_pk_sub_u16: r = u.clamp ? std::max<int64_t>(ua - ub, 0) : ua - ub; break;
+              case v_pk_sub_i16: r = u.clamp ? clamp_to<int16_t>(sa - sb) : sa - sb; break;
+              case v_pk_mul_lo_u16: r = ua * ub; break;
+              case v_pk_lshlrev_b16: r = ub << (ua & 15); break;
+              case v_pk_lshrrev_b16: r = ub >> (ua & 15); break;
+              case v_pk_ashrrev_i16: r = sb >> (ua & 15); break;
+              case v_pk_min_i16: r = std::min(sa, sb); break;
+              case v_pk_max_i16: r = std::max(sa, sb); break;
+              case v_pk_min_u16: r = std::min(ua, ub); break;
+              case v_pk_max_u16: r = std::max(ua, ub); break;
+              case v_pk_mad_u16:
+                r = u.clamp ? std::min<int64_t>(ua * ub + uc, 0xFFFF) : ua * ub + uc;
+                break;
+              case v_pk_mad_i16:
+                r = u.clamp ? clamp_to<int16_t>(sa * sb + sc) : sa * sb + sc;
+                break;
+              case v_pk_maximum_f16: r = fminmax16(x[0], x[1], true, 2); break;
+              case v_pk_minimum_f16: r = fminmax16(x[0], x[1], false, 2); break;
+              default: {  // v_pk_fmac_f16
+                const uint32_t dh = (h ? d[l] >> 16 : d[l]) & 0xFFFF;
+                r = F2H(std::fma(ff(x[0]), ff(x[1]), ff(dh)));
+                break;
+              }
+            }
+            out |= (static_cast<uint32_t>(r) & 0xFFFF) << (16 * h);
+          }
+          R[l] = out;
+        }
+        return Done::k32;
+      }
+      // f64
+      case v_div_scale_f64: {
+        uint32_t vcc = 0;
+        for (unsigned l = 0; l < kLanes; ++l) {
+          bool v = false;
+          QR[l] = div_scale_f64(QA[l], QB[l], QC[l], v);
+          vcc |= uint32_t{v} << l;
+        }
+        write64(w, u, QR);
+        write_sgpr(w, u.sdst, vcc & w.exec());
+        return Done::kWritten;
+      }
+      case v_div_fmas_f64: {
+        const uint32_t vcc = w.s[kVcc];
+        for (unsigned l = 0; l < kLanes; ++l) {
+          const double r = std::fma(D(QA[l]), D(QB[l]), D(QC[l]));
+          if (!((vcc >> l) & 1)) {
+            QR[l] = U(r);
+            continue;
+          }
+          const int sc = ((QC[l] >> 52) & 0x7FF) > 1023 ? 128 : -128;
+          const double scaled = std::ldexp(r, sc);
+          QR[l] =
+              U(std::isnormal(scaled) || !std::isfinite(r)
+                    ? scaled
+                    : static_cast<double>(std::ldexp(std::fma(static_cast<long double>(D(QA[l])),
+                                                              static_cast<long double>(D(QB[l])),
+                                                              static_cast<long double>(D(QC[l]))),
+                                                     sc)));
+        }
+        return Done::k64;
+      }
+      case v_div_fixup_f64: L64(div_fixup_f64(a, b, c))
+      case v_rsq_f64: L64(U(static_cast<double>(1.0L / std::sqrt(static_cast<long double>(D(a))))))
+      case v_sqrt_f64: L64(U(std::sqrt(D(a))))
+      case v_trunc_f64: L64(U(std::trunc(D(a))))
+      case v_floor_f64: L64(U(std::floor(D(a))))
+      case v_ceil_f64: L64(U(std::ceil(D(a))))
+      case v_rndne_f64: L64(U(std::nearbyint(D(a))))
+      case v_fract_f64: L64(U(fract_of(D(a), 0x1.fffffffffffffp-1)))
+      case v_frexp_mant_f64:
+        L64(std::isfinite(D(a)) ? U([](double x) {
+          int e;
+          return std::frexp(x, &e);
+        }(D(a)))
+                                : a)
+      case v_frexp_exp_i32_f64:
+        for (unsigned l = 0; l < kLanes; ++l) {
+          const double x = D(QA[l]);
+          int e = 0;
+          if (std::isfinite(x) && x != 0) (void)std::frexp(x, &e);
+          R[l] = static_cast<uint32_t>(e);
+        }
+        return Done::k32;
+      case v_max_num_f64: L64(fminmax64(a, b, true, 1))
+      case v_min_num_f64: L64(fminmax64(a, b, false, 1))
+      case v_maximum_f64: L64(fminmax64(a, b, true, 2))
+      case v_minimum_f64: L64(fminmax64(a, b, false, 2))
+      default: return Done::kNo;
+    }
+#undef L32
+#undef L64
+  }
+
   Status exec_valu(Wave& w, const Uop& u) {
     if (u.op & kCmp) return exec_cmp(w, u);
+    if (u.op == v_wmma_f32_16x16x16_f16 || u.op == v_wmma_f32_16x16x16_bf16 ||
+        u.op == v_wmma_f16_16x16x16_f16 || u.op == v_wmma_bf16_16x16x16_bf16)
+      return exec_wmma(w, u);
     alignas(64) uint32_t A[kLanes], B[kLanes], C[kLanes], R[kLanes];
     alignas(64) uint64_t QA[kLanes], QB[kLanes], QC[kLanes], QR[kLanes];
     uint32_t* in32[3] = {A, B, C};
@@ -1624,8 +2430,18 @@ struct Emulator::Impl {
     switch (u.op) {
       case v_nop: return {};
       case v_mov_b32: LANES(a)
-      case v_add_nc_u32: LANES(a + b)
-      case v_sub_nc_u32: LANES(a - b)
+      case v_add_nc_u32:
+        if (u.clamp) {
+          LANES(static_cast<uint32_t>(std::min<uint64_t>(uint64_t{a} + b, 0xFFFFFFFFu)))
+        } else {
+          LANES(a + b)
+        }
+      case v_sub_nc_u32:
+        if (u.clamp) {
+          LANES(a > b ? a - b : 0u)
+        } else {
+          LANES(a - b)
+        }
       case v_subrev_nc_u32: LANES(b - a)
       case v_add3_u32: LANES(a + b + c)
       case v_mul_lo_u32: LANES(a * b)
@@ -1739,8 +2555,18 @@ struct Emulator::Impl {
                   ? ~0u
                   : static_cast<uint32_t>(std::countl_zero(static_cast<int32_t>(a) < 0 ? ~a : a)))
       case v_bcnt_u32_b32: LANES(static_cast<uint32_t>(std::popcount(a)) + b)
-      case v_add_nc_u16: LANES((a + b) & 0xFFFF)
-      case v_sub_nc_u16: LANES((a - b) & 0xFFFF)
+      case v_add_nc_u16:
+        if (u.clamp) {
+          LANES(std::min((a & 0xFFFF) + (b & 0xFFFF), 0xFFFFu))
+        } else {
+          LANES((a + b) & 0xFFFF)
+        }
+      case v_sub_nc_u16:
+        if (u.clamp) {
+          LANES((a & 0xFFFF) > (b & 0xFFFF) ? (a & 0xFFFF) - (b & 0xFFFF) : 0u)
+        } else {
+          LANES((a - b) & 0xFFFF)
+        }
       case v_mul_lo_u16: LANES((a * b) & 0xFFFF)
       case v_cvt_f32_ubyte0: FLANES(a & 0xFF)
       case v_cvt_f32_ubyte1: FLANES((a >> 8) & 0xFF)
@@ -1980,12 +2806,8 @@ struct Emulator::Impl {
                                  half_to_float(static_cast<uint16_t>(d[l]))));
         break;
       }
-      case v_max_f16:
-        LANES(float_to_half(std::fmax(half_to_float(static_cast<uint16_t>(a)),
-                                      half_to_float(static_cast<uint16_t>(b)))))
-      case v_min_f16:
-        LANES(float_to_half(std::fmin(half_to_float(static_cast<uint16_t>(a)),
-                                      half_to_float(static_cast<uint16_t>(b)))))
+      case v_max_f16: LANES(fminmax16(a, b, true, w.mode.ieee ? 0 : 1))
+      case v_min_f16: LANES(fminmax16(a, b, false, w.mode.ieee ? 0 : 1))
       case v_pk_add_f16:
       case v_pk_mul_f16:
       case v_pk_fma_f16:
@@ -2022,7 +2844,14 @@ struct Emulator::Impl {
         write32(w, u, R);
         return {};
       }
-      default: return fail(Errc::kUnsupported, &u, "vector operation not implemented");
+      default:
+        switch (RG_TRY(exec_valu_types(w, u, A, B, C, QA, QB, QC, R, QR))) {
+          case Done::kNo: return fail(Errc::kUnsupported, &u, "vector operation not implemented");
+          case Done::k32: break;
+          case Done::k64: wide = true; break;
+          case Done::kWritten: return {};
+        }
+        break;
     }
 #undef LANES
 #undef FLANES
@@ -2030,6 +2859,14 @@ struct Emulator::Impl {
     if (wide) {
       write64(w, u, QR);
       return {};
+    }
+    if ((u.clamp || u.omod) && u.fbits == 16 && u.half && !u.dst32) {
+      for (unsigned l = 0; l < kLanes; ++l) {
+        float r = half_to_float(static_cast<uint16_t>(R[l]));
+        r = apply_omod(r, u.omod);
+        if (u.clamp) r = std::isnan(r) ? 0.0f : std::clamp(r, 0.0f, 1.0f);
+        R[l] = float_to_half(r);
+      }
     }
     if ((u.clamp || u.omod) && u.fbits == 32) {
       for (unsigned l = 0; l < kLanes; ++l) {
@@ -2156,7 +2993,13 @@ struct Emulator::Impl {
         case Format::kVOPC:
         case Format::kVOP3:
         case Format::kVOP3SD:
-        case Format::kVOP3P: RG_TRY(exec_valu(w, *u)); break;
+        case Format::kVOP3P:
+          if (u->dpp) {
+            RG_TRY(exec_dpp(w, *u));
+          } else {
+            RG_TRY(exec_valu(w, *u));
+          }
+          break;
         case Format::kVOPDX: {
           // Both halves read their sources before either writes.
           Wave snapshot_free = {};
@@ -2178,6 +3021,7 @@ struct Emulator::Impl {
         }
         case Format::kDS: RG_TRY(exec_ds(w, *u)); break;
         case Format::kFLAT:
+        case Format::kSCRATCH:
         case Format::kGLOBAL: RG_TRY(exec_global(w, *u)); break;
         case Format::kMUBUF:
           if (u->op == buffer_gl0_inv || u->op == buffer_gl1_inv) break;

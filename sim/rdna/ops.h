@@ -125,3 +125,44 @@
                                                                   X(ds_bpermute_b32)                                                                                 \
                                                                       X(ds_permute_b32)
 // clang-format on
+
+// Data-type completeness (issue 9 item 1): f16 math, 16-bit integers, packed 16-bit integers,
+// f64 division / rounding / frexp, saturating adds. Kept apart from RDNA_OPS so merges stay easy.
+// clang-format off
+#define RDNA_OPS_TYPES(X)                                                                       \
+  /* f16 */                                                                                    \
+  X(v_subrev_f16) X(v_sqrt_f16) X(v_rcp_f16) X(v_rsq_f16) X(v_log_f16) X(v_exp_f16)             \
+  X(v_sin_f16) X(v_cos_f16) X(v_floor_f16) X(v_ceil_f16) X(v_trunc_f16) X(v_rndne_f16)           \
+  X(v_fract_f16) X(v_frexp_mant_f16) X(v_frexp_exp_i16_f16) X(v_ldexp_f16) X(v_div_fixup_f16)    \
+  X(v_fmamk_f16) X(v_fmaak_f16) X(v_max_num_f16) X(v_min_num_f16) X(v_maximum_f16)              \
+  X(v_minimum_f16) X(v_max3_f16) X(v_min3_f16) X(v_med3_f16) X(v_max3_num_f16)                   \
+  X(v_min3_num_f16) X(v_med3_num_f16) X(v_cvt_i16_f16) X(v_cvt_u16_f16) X(v_cvt_f16_i16)         \
+  X(v_cvt_f16_u16) X(v_cvt_i32_i16) X(v_cvt_u32_u16) X(v_cvt_pk_rtz_f16_f32) X(v_pack_b32_f16)   \
+  X(v_fma_mix_f32) X(v_fma_mixlo_f16) X(v_fma_mixhi_f16) X(v_cvt_floor_i32_f32)                  \
+  X(v_cvt_nearest_i32_f32)                                                                        \
+  /* 16-bit integers */                                                                        \
+  X(v_add_nc_i16) X(v_sub_nc_i16) X(v_lshlrev_b16) X(v_lshrrev_b16) X(v_ashrrev_i16)            \
+  X(v_min_i16) X(v_max_i16) X(v_min_u16) X(v_max_u16) X(v_med3_i16) X(v_med3_u16) X(v_max3_i16)  \
+  X(v_max3_u16) X(v_min3_i16) X(v_min3_u16) X(v_mad_u16) X(v_mad_i16) X(v_mad_u32_u16)          \
+  X(v_mad_i32_i16) X(v_and_b16) X(v_or_b16) X(v_xor_b16) X(v_not_b16) X(v_mov_b16)              \
+  X(v_cvt_pk_i16_i32) X(v_cvt_pk_u16_u32) X(v_sat_pk_u8_i16) X(v_add_nc_i32) X(v_sub_nc_i32)    \
+  X(v_alignbyte_b32) X(v_swap_b32) X(v_movreld_b32) X(v_movrels_b32) X(v_movrelsd_b32)   \
+  X(v_movrelsd_2_b32)                                                                                                                                         \
+  /* packed 16-bit integers */                                                                 \
+  X(v_pk_add_u16) X(v_pk_add_i16) X(v_pk_sub_u16) X(v_pk_sub_i16) X(v_pk_mul_lo_u16)            \
+  X(v_pk_lshlrev_b16) X(v_pk_lshrrev_b16) X(v_pk_ashrrev_i16) X(v_pk_min_i16) X(v_pk_max_i16)   \
+  X(v_pk_min_u16) X(v_pk_max_u16) X(v_pk_mad_u16) X(v_pk_mad_i16) X(v_pk_maximum_f16)           \
+  X(v_pk_minimum_f16) X(v_pk_fmac_f16)                                                          \
+  /* f64 */                                                                                    \
+  X(v_div_scale_f64) X(v_div_fmas_f64) X(v_div_fixup_f64) X(v_rsq_f64) X(v_sqrt_f64)             \
+  X(v_trunc_f64) X(v_floor_f64) X(v_ceil_f64) X(v_rndne_f64) X(v_fract_f64) X(v_frexp_mant_f64)  \
+  X(v_frexp_exp_i32_f64) X(v_max_num_f64) X(v_min_num_f64) X(v_maximum_f64) X(v_minimum_f64)
+// clang-format on
+
+// Cross-lane (issue 9 item 3): DPP itself is a src0 modifier handled for every VALU op.
+// clang-format off
+#define RDNA_OPS_LANES(X) X(v_permlane16_b32) X(v_permlanex16_b32) X(ds_swizzle_b32)
+// WMMA (issue 9 item 4)
+#define RDNA_OPS_WMMA(X) X(v_wmma_f32_16x16x16_f16) X(v_wmma_f32_16x16x16_bf16) X(v_wmma_f16_16x16x16_f16) \
+  X(v_wmma_bf16_16x16x16_bf16)
+// clang-format on

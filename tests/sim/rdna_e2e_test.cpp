@@ -7,117 +7,14 @@
 #include <cmath>
 #include <cstring>
 
-#include "rawgpu/drivers/amd/code_object.h"
-#include "rawgpu/queues/amd_pm4.h"
-#include "rdna_tool.h"
+#include "rdna_e2e_fixture.h"
 
 namespace rawgpu::sim::rdna {
 namespace {
 
-using drivers::amd::BufferPlacement;
 using drivers::amd::DeviceBuffer;
-using testing::have_tool;
-using testing::run;
-using testing::TempDir;
-
-// Compiles IR to a linked code object; nullopt (with a message) on failure.
-std::optional<std::vector<uint8_t>> compile(Target t, const std::string& ir, std::string* log) {
-  TempDir dir;
-  const std::string in = dir.file("k.ll", ir), obj = dir.path + "/k.o", so = dir.path + "/k.so";
-  auto out = run("llc-19 -mtriple=amdgcn-amd-amdhsa -mcpu=" + std::string(target_name(t)) +
-                 " -O2 -filetype=obj -o " + obj + " " + in + " 2>&1 && ld.lld-19 -shared -o " + so +
-                 " " + obj + " 2>&1");
-  if (!out) {
-    *log = "llc-19/ld.lld-19 failed";
-    return std::nullopt;
-  }
-  std::ifstream f(so, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)),
-                              std::istreambuf_iterator<char>());
-}
-
-class EndToEnd : public ::testing::TestWithParam<Target> {
- protected:
-  void SetUp() override {
-    if (!have_tool("llc-19") || !have_tool("ld.lld-19"))
-      GTEST_SKIP() << "SKIPPED: llc-19 / ld.lld-19 not installed";
-    gpu_ = std::move(AmdGpu::create().value());
-    emu_ = std::make_unique<Emulator>(*gpu_, GetParam());
-    gpu_->set_executor(emu_.get());
-    queue_ = std::move(queues::amd::ComputeQueue::create(*gpu_).value());
-  }
-  DeviceBuffer buffer(uint64_t bytes) {
-    DeviceBuffer b = gpu_->alloc(bytes, BufferPlacement::kHost).value();
-    std::memset(b.cpu, 0, bytes);
-    return b;
-  }
-  // Compiles, loads and dispatches `kernel` with the given explicit kernel arguments (raw bytes
-  // at the metadata offsets). Fails the test on any error.
-  void launch(const std::string& ir, const std::string& kernel, const std::vector<uint64_t>& args,
-              uint32_t groups, uint32_t group_size) {
-    std::string log;
-    auto bytes = compile(GetParam(), ir, &log);
-    ASSERT_TRUE(bytes.has_value()) << log;
-    auto co = drivers::amd::parse_code_object(*bytes);
-    ASSERT_TRUE(static_cast<bool>(co)) << co.error().to_string();
-    const drivers::amd::CodeObjectKernel* k = co->find(kernel);
-    ASSERT_NE(k, nullptr);
-    ASSERT_LE(co->image_align, 4096u);
-    image_ = buffer(co->image.size());
-    std::memcpy(image_.cpu, co->image.data(), co->image.size());
-    // Kernel arguments at their metadata offsets (explicit ones, in order).
-    kernargs_ = buffer(std::max<uint32_t>(k->metadata.kernarg_segment_size, 64));
-    size_t ai = 0;
-    for (const auto& a : k->metadata.args) {
-      if (a.hidden()) continue;
-      ASSERT_LT(ai, args.size());
-      std::memcpy(kernargs_.cpu + a.offset, &args[ai++], a.size);
-    }
-    ASSERT_EQ(ai, args.size());
-    const auto& d = k->descriptor;
-    ASSERT_EQ(d.private_segment_fixed_size, 0u) << "scratch is not emulated yet";
-    queues::amd::ExecParams p;
-    p.code = image_.va + k->code_va;
-    p.rsrc1 = d.compute_pgm_rsrc1;
-    p.rsrc2 = d.compute_pgm_rsrc2 | (((d.group_segment_fixed_size + 511) / 512) << 15);
-    p.rsrc3 = d.compute_pgm_rsrc3;
-    p.user_data_count = d.rsrc2.user_sgpr_count;
-    // User SGPRs in ABI order; only the kernarg pointer carries a value here.
-    uint32_t pos = 0;
-    const auto& pr = d.properties;
-    if (pr.private_segment_buffer) pos += 4;
-    if (pr.dispatch_ptr) pos += 2;
-    if (pr.queue_ptr) pos += 2;
-    ASSERT_TRUE(pr.kernarg_segment_ptr);
-    ASSERT_LE(pos + 2, p.user_data_count);
-    p.user_data[pos] = static_cast<uint32_t>(kernargs_.va.raw());
-    p.user_data[pos + 1] = static_cast<uint32_t>(kernargs_.va.raw() >> 32);
-    p.grid = {groups, 1, 1};
-    p.workgroup = {group_size, 1, 1};
-    emu_->options().kernel_name = kernel;
-    ASSERT_TRUE(static_cast<bool>(queue_->exec(p)));
-    Status st = queue_->submit();
-    ASSERT_TRUE(st) << st.error().to_string();
-    const QueueStatus qs = gpu_->queue_status(0);
-    ASSERT_FALSE(qs.stopped) << qs.error;
-  }
-
-  std::unique_ptr<AmdGpu> gpu_;
-  std::unique_ptr<Emulator> emu_;
-  std::unique_ptr<queues::amd::ComputeQueue> queue_;
-  DeviceBuffer image_, kernargs_;
-};
-
-constexpr const char* kHeader = R"(
-target triple = "amdgcn-amd-amdhsa"
-declare i32 @llvm.amdgcn.workitem.id.x()
-declare i32 @llvm.amdgcn.workgroup.id.x()
-declare void @llvm.amdgcn.s.barrier()
-declare float @llvm.fma.f32(float, float, float)
-declare float @llvm.sqrt.f32(float)
-declare float @llvm.maxnum.f32(float, float)
-attributes #0 = { "amdgpu-flat-work-group-size"="64,64" }
-)";
+using testing::EndToEnd;
+using testing::kHeader;
 
 // out[i] = max(sqrt(fma(a, x, y) / y), 0.5) for i < n: fdiv (div_scale/rcp/fmas/fixup), the
 // correctly rounded sqrt expansion, maxnum, a bounds check with a partially active last group.

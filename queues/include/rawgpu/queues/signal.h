@@ -72,11 +72,16 @@ Nanos default_wait_timeout();
 struct WaitOptions {
   Nanos timeout = default_wait_timeout();
   Clock* clock = nullptr;  // nullptr = steady clock
+  // Stop waiting as soon as the device reports a stopped queue (a GPU fault, a bad packet):
+  // the signal can then never arrive.
+  bool fail_on_device_fault = true;
 };
 
 // Waits until signal.value() >= value, calling device.poll() on every poll. On timeout:
 // kTimeout naming `what`, the signal's VA, the expected and actual values and the device's
-// fault state.
+// fault state. When a device queue stopped first (fail_on_device_fault): kHardware with the
+// device's fault description (VM fault address and status, the stopped queue's reason, e.g. the
+// kernel, PC and lane of an emulated memory fault).
 Status wait_signal(drivers::amd::AmdDevice& device, const Signal& signal, uint64_t value,
                    std::string_view what = "signal", const WaitOptions& options = {});
 
