@@ -18,8 +18,9 @@ std::vector<OpcodeHits> Emulator::opcode_hits() const {
   std::vector<OpcodeHits> out;
   for (size_t i = 0; i < hits_.size() && i < table.size(); ++i)
     if (hits_[i] != 0) out.push_back({&table[i], hits_[i]});
-  std::stable_sort(out.begin(), out.end(),
-                   [](const OpcodeHits& a, const OpcodeHits& b) { return a.count > b.count; });
+  std::sort(out.begin(), out.end(), [](const OpcodeHits& a, const OpcodeHits& b) {
+    return a.count != b.count ? a.count > b.count : a.info < b.info;  // ties: table order
+  });
   return out;
 }
 
