@@ -93,6 +93,9 @@ class AmdgpuTarget final : public TargetHooks {
   }
   llvm::Value* math(llvm::IRBuilder<>& b, Op op, llvm::Value* x) const override {
     // v_exp/v_log/v_sqrt/v_sin (llvm.sin is range-reduced by LLVM with a 1/2pi multiply).
+    // f64 has only sqrt in hardware; LLVM 19 aborts on sin.f64 ("Cannot select fsin") and has no
+    // libcall for exp2/log2.f64, so those are a typed kUnsupported (no f64 polynomial yet).
+    if (x->getType()->isDoubleTy() && op != Op::kSqrt) return nullptr;
     switch (op) {
       case Op::kExp2: return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp2, x);
       case Op::kLog2: return b.CreateUnaryIntrinsic(llvm::Intrinsic::log2, x);

@@ -29,15 +29,44 @@ struct Tensor::Impl {
   Shape shape;
   Device* device = nullptr;
   std::vector<std::shared_ptr<Impl>> srcs;  // impls whose nodes this graph reads
-  std::shared_ptr<CpuBuffer> buf;           // once realized
+  std::shared_ptr<Buffer> buf;              // once realized
   Ref buf_node;                             // the BUFFER node of buf
 };
 
 namespace {
 
+// "cpu": CpuBuffers and the CPU runtime (LLVM ORC JIT, compile cache by AST hash).
+class CpuBuf final : public Buffer {
+ public:
+  explicit CpuBuf(CpuBuffer b) : Buffer(b.dtype(), b.count()), b_(std::move(b)) {}
+  CpuBuf(CpuBuffer b, std::shared_ptr<Buffer> base)
+      : Buffer(b.dtype(), b.count()), b_(std::move(b)), base_(std::move(base)) {}
+  Status copy_in(std::span<const std::byte> bytes) override { return b_.copy_in(bytes); }
+  Status copy_out(std::span<std::byte> bytes) const override { return b_.copy_out(bytes); }
+  CpuBuffer& cpu() { return b_; }
+
+ private:
+  CpuBuffer b_;
+  std::shared_ptr<Buffer> base_;  // the arena a view borrows from
+};
+
 class CpuDevice final : public Device {
  public:
   std::string_view name() const override { return "cpu"; }
+  Result<std::shared_ptr<Buffer>> alloc(DType dtype, size_t count) override {
+    return std::shared_ptr<Buffer>(std::make_shared<CpuBuf>(CpuBuffer(dtype, count)));
+  }
+  Result<std::shared_ptr<Buffer>> view(const std::shared_ptr<Buffer>& base, size_t offset,
+                                       DType dtype, size_t count) override {
+    auto* b = dynamic_cast<CpuBuf*>(base.get());
+    if (!b || offset + count * size_t(compiler::itemsize(dtype)) > b->nbytes())
+      return make_error(Errc::kInvalidArgument, "cpu: view outside its base buffer");
+    return std::shared_ptr<Buffer>(std::make_shared<CpuBuf>(
+        CpuBuffer::borrow(dtype, count, static_cast<std::byte*>(b->cpu().data()) + offset), base));
+  }
+  Status run(Ref ast, std::span<Buffer* const> args) override;
+  size_t cache_size() const override;
+  uint64_t cache_hits() const override;
 };
 
 struct Global {
@@ -48,6 +77,8 @@ struct Global {
   std::map<std::string, std::function<Result<std::unique_ptr<Device>>()>, std::less<>> factories;
   std::map<std::string, std::unique_ptr<Device>, std::less<>> devices;
   std::unique_ptr<compiler::CpuRuntime> cpu;
+  std::string default_device = "cpu";
+  size_t kernel_index = 0, kernel_count = 0;  // of the schedule being run (BEAM progress)
   Stats stats;
   Global() {
     factories["cpu"] = []() -> Result<std::unique_ptr<Device>> {
@@ -71,6 +102,7 @@ void register_device(std::string name, std::function<Result<std::unique_ptr<Devi
 }
 
 Result<Device*> get_device(std::string_view name) {
+  if (name.empty()) name = g().default_device;
   if (auto it = g().devices.find(name); it != g().devices.end()) return it->second.get();
   auto f = g().factories.find(name);
   if (f == g().factories.end()) {
@@ -84,6 +116,13 @@ Result<Device*> get_device(std::string_view name) {
   g().devices.emplace(std::string(name), std::move(d));
   return p;
 }
+
+Status set_default_device(std::string_view name) {
+  RG_TRY(get_device(name));
+  g().default_device = std::string(name.empty() ? std::string_view("cpu") : name);
+  return ok_status();
+}
+const std::string& default_device() { return g().default_device; }
 
 compiler::CpuRuntime& cpu_runtime() {
   if (!g().cpu) {
@@ -100,6 +139,36 @@ compiler::CpuRuntime& cpu_runtime() {
 }
 
 const Stats& stats() { return g().stats; }
+
+namespace {
+Status CpuDevice::run(Ref ast, std::span<Buffer* const> args) {
+  auto& rt = cpu_runtime();
+  std::vector<CpuBuffer*> bufs;
+  for (Buffer* b : args) {
+    auto* c = dynamic_cast<CpuBuf*>(b);
+    if (!c) return make_error(Errc::kInternal, "cpu: a kernel argument is not a cpu buffer");
+    bufs.push_back(&c->cpu());
+  }
+  // RAWGPU_BEAM=n: the kernel's opts come from a BEAM search (or its disk cache), which replaces
+  // the default heuristic (its candidates are compiled exactly as searched).
+  const int beam = RG_TRY(compiler::beam_width_from_env());
+  const compiler::CpuKernel* kern = nullptr;
+  if (beam > 0) {
+    compiler::BeamOptions bo;
+    bo.width = beam;
+    bo.progress = isatty(2) || log::enabled("beam", 1);
+    bo.kernel_index = int(g().kernel_index);
+    bo.kernel_count = int(g().kernel_count);
+    const Ref searched = RG_TRY(compiler::beam_search(ast, rt, bo)).ast;
+    kern = RG_TRY(rt.compile(searched));
+  } else {
+    kern = RG_TRY(rt.compile_optimized(ast));
+  }
+  return rt.launch(*kern, bufs, {});
+}
+size_t CpuDevice::cache_size() const { return cpu_runtime().cache_size(); }
+uint64_t CpuDevice::cache_hits() const { return cpu_runtime().cache_hits(); }
+}  // namespace
 
 // ---- op building helpers ------------------------------------------------------------------------
 struct Ops {
@@ -210,6 +279,16 @@ Tensor Tensor::zeros(const Shape& shape, DType dtype, std::string_view device) {
 Tensor Tensor::ones(const Shape& shape, DType dtype, std::string_view device) {
   return full(shape, 1, dtype, device);
 }
+Tensor Tensor::to(std::string_view device) const {
+  RG_TENSOR_OK(this);
+  auto dev = device_for(device);
+  if (!dev.ok()) return Tensor(std::move(dev).take_error());
+  if (*dev == impl_->device) return *this;
+  std::vector<std::byte> raw(size_t(numel()) * size_t(compiler::itemsize(dtype())));
+  if (auto st = copy_to_host(raw); !st.ok()) return Tensor(std::move(st).take_error());
+  return from_bytes(raw, shape(), dtype(), (*dev)->name());
+}
+
 Tensor Tensor::full_like(double value, std::optional<DType> dtype) const {
   RG_TENSOR_OK(this);
   const DType t = dtype.value_or(this->dtype());
@@ -255,8 +334,10 @@ Tensor Tensor::from_bytes(std::span<const std::byte> bytes, const Shape& shape, 
                     strformat("from_bytes: %zu bytes for shape %s of %s (need %lld)", bytes.size(),
                               shp(shape).c_str(), dt(dtype).c_str(),
                               static_cast<long long>(n * compiler::itemsize(dtype))));
-  auto buf = std::make_shared<CpuBuffer>(dtype, size_t(n));
-  (void)buf->copy_in(bytes);
+  auto bufr = (*dev)->alloc(dtype, size_t(n));
+  if (!bufr.ok()) return Tensor(std::move(bufr).take_error());
+  std::shared_ptr<Buffer> buf = std::move(bufr).take_value();
+  if (auto st = buf->copy_in(bytes); !st.ok()) return Tensor(std::move(st).take_error());
   auto im = std::make_shared<Impl>();
   im->buf = buf;
   im->buf_node = compiler::tensor_buffer(C(), dtype, g().next_uid++, n);
@@ -326,8 +407,9 @@ Tensor Tensor::rand(const Shape& shape, DType dtype) {
   const int64_t n = compiler::shape_numel(shape);
   Ref v = uniform01(random_bits(n).first, n);
   if (dtype != DType::kFloat32) v = compiler::cast(v, dtype);
-  Device* dev = get_device("cpu").value();
-  return Ops::make(v, dev, {}).reshape(shape);
+  auto dev = get_device({});
+  if (!dev.ok()) return Tensor(std::move(dev).take_error());
+  return Ops::make(v, *dev, {}).reshape(shape);
 }
 
 Tensor Tensor::randn(const Shape& shape, DType dtype) {
@@ -336,8 +418,9 @@ Tensor Tensor::randn(const Shape& shape, DType dtype) {
     return Ops::err(Errc::kUnsupported, "randn: dtype " + dt(dtype) + " is not a float type");
   const int64_t n = compiler::shape_numel(shape);
   auto [b0, b1] = random_bits(n);
-  Device* dev = get_device("cpu").value();
-  Tensor u1 = Ops::make(uniform01(b0, n), dev, {}), u2 = Ops::make(uniform01(b1, n), dev, {});
+  auto dev = get_device({});
+  if (!dev.ok()) return Tensor(std::move(dev).take_error());
+  Tensor u1 = Ops::make(uniform01(b0, n), *dev, {}), u2 = Ops::make(uniform01(b1, n), *dev, {});
   Tensor z = ((1.0 - u1).log() * -2.0).sqrt() * (u2 * (2 * std::numbers::pi)).cos();
   return z.cast(dtype).reshape(shape);
 }
@@ -357,8 +440,9 @@ Tensor Tensor::randint(const Shape& shape, int64_t low, int64_t high, DType dtyp
   Ref r =
       C().make(Op::kMod, DType::kInt64, {bits, const_node(double(high - low), DType::kInt64, {n})});
   r = C().make(Op::kAdd, DType::kInt64, {r, const_node(double(low), DType::kInt64, {n})});
-  Device* dev = get_device("cpu").value();
-  return Ops::make(compiler::cast(r, dtype), dev, {}).reshape(shape);
+  auto dev = get_device({});
+  if (!dev.ok()) return Tensor(std::move(dev).take_error());
+  return Ops::make(compiler::cast(r, dtype), *dev, {}).reshape(shape);
 }
 
 // ---- broadcasting + elementwise ----------------------------------------------------------------
@@ -1246,7 +1330,7 @@ Tensor Tensor::gather(int64_t axis, const Tensor& index) const {
 namespace {
 // Every buffer reachable from the impls (realized ones), by BUFFER node.
 void collect_buffers(const std::vector<const Tensor::Impl*>& roots,
-                     std::unordered_map<const compiler::Node*, CpuBuffer*>& out) {
+                     std::unordered_map<const compiler::Node*, Buffer*>& out) {
   std::vector<const Tensor::Impl*> stack(roots);
   std::unordered_set<const Tensor::Impl*> seen;
   while (!stack.empty()) {
@@ -1267,32 +1351,36 @@ Status realize_impls(const std::vector<Tensor::Impl*>& impls) {
     roots.push_back(im->node);
   }
   if (todo.empty()) return ok_status();
+  Device* dev = todo[0]->device;
+  for (Tensor::Impl* im : todo)
+    if (im->device != dev)
+      return make_error(Errc::kInvalidArgument,
+                        "realize: tensors on devices %.*s and %.*s in one call; realize them "
+                        "separately",
+                        int(dev->name().size()), dev->name().data(), int(im->device->name().size()),
+                        im->device->name().data());
   auto sched = RG_TRY(compiler::schedule(roots));
-  auto& rt = cpu_runtime();
-  std::unordered_map<const compiler::Node*, CpuBuffer*> bufs;
+  std::unordered_map<const compiler::Node*, Buffer*> bufs;
   collect_buffers(std::vector<const Tensor::Impl*>(todo.begin(), todo.end()), bufs);
-  std::unordered_map<const compiler::Node*, std::shared_ptr<CpuBuffer>> outs;
+  std::unordered_map<const compiler::Node*, std::shared_ptr<Buffer>> outs;
   for (Tensor::Impl* im : todo) {
     if (outs.count(im->node.get())) continue;
-    auto b =
-        std::make_shared<CpuBuffer>(im->node->dtype(), size_t(compiler::shape_numel(im->shape)));
+    auto b = RG_TRY(dev->alloc(im->node->dtype(), size_t(compiler::shape_numel(im->shape))));
     outs[im->node.get()] = b;
     bufs[im->node.get()] = b.get();
   }
-  CpuBuffer arena(DType::kUInt8, size_t(sched.arena_bytes));
-  std::vector<CpuBuffer> views;
+  std::shared_ptr<Buffer> arena = RG_TRY(dev->alloc(DType::kUInt8, size_t(sched.arena_bytes)));
+  std::vector<std::shared_ptr<Buffer>> views;
   views.reserve(sched.intermediates.size());
   for (size_t i = 0; i < sched.intermediates.size(); ++i) {
     Ref n = sched.intermediates[i];
-    views.push_back(CpuBuffer::borrow(n->dtype(), size_t(compiler::shape_numel(*n->shape())),
-                                      static_cast<std::byte*>(arena.data()) + sched.offsets[i]));
-    bufs[n.get()] = &views.back();
+    views.push_back(RG_TRY(dev->view(arena, size_t(sched.offsets[i]), n->dtype(),
+                                     size_t(compiler::shape_numel(*n->shape())))));
+    bufs[n.get()] = views.back().get();
   }
-  // RAWGPU_BEAM=n: every kernel's opts come from a BEAM search (or its disk cache).
-  const int beam = RG_TRY(compiler::beam_width_from_env());
   size_t kernel_index = 0;
   for (const auto& k : sched.kernels) {
-    std::vector<CpuBuffer*> args;
+    std::vector<Buffer*> args;
     for (Ref b : k.buffers) {
       auto it = bufs.find(b.get());
       if (it == bufs.end())
@@ -1300,20 +1388,9 @@ Status realize_impls(const std::vector<Tensor::Impl*>& impls) {
                           std::string(compiler::op_name(b->op())).c_str());
       args.push_back(it->second);
     }
-    const compiler::CpuKernel* kern = nullptr;
-    if (beam > 0) {  // BEAM search replaces the default heuristic (its candidates are exact)
-      compiler::BeamOptions bo;
-      bo.width = beam;
-      bo.progress = isatty(2) || log::enabled("beam", 1);
-      bo.kernel_index = int(kernel_index);
-      bo.kernel_count = int(sched.kernels.size());
-      const Ref ast = RG_TRY(compiler::beam_search(k.ast, rt, bo)).ast;
-      kern = RG_TRY(rt.compile(ast));
-    } else {
-      kern = RG_TRY(rt.compile_optimized(k.ast));
-    }
-    ++kernel_index;
-    RG_TRY(rt.launch(*kern, args, {}));
+    g().kernel_index = kernel_index++;  // for the BEAM progress display
+    g().kernel_count = sched.kernels.size();
+    RG_TRY(dev->run(k.ast, args));
     ++g().stats.kernels_launched;
   }
   ++g().stats.schedules;

@@ -600,6 +600,9 @@ struct Emulator::Impl {
                     std::array<unsigned, 3> srcs) {
     const std::string_view m = info.mnemonic;
     u.fbits = float_bits(m);
+    // v_cndmask_b32 takes float abs/neg modifiers on its 32-bit sources (LLVM's fabs/fneg
+    // selects: `v_cndmask_b32_e64 v1, v1, -v1, vcc`).
+    if (m.starts_with("v_cndmask_b32")) u.fbits = 32;
     if (u.fbits == 16 || m.find("_u16") != std::string_view::npos ||
         m.find("_i16") != std::string_view::npos || m.find("_b16") != std::string_view::npos)
       u.half =
@@ -770,7 +773,9 @@ struct Emulator::Impl {
           RG_TRY(setup_valu(*u, *in.info, in, vdst, {s0, s1, 0}));
           u->cval[2] = in.literal;
         } else {
-          RG_TRY(setup_valu(*u, *in.info, in, vdst, {s0, s1, 0}));
+          // The implicit third operand of v_cndmask_b32_e32 / v_add_co_ci_u32_e32 is VCC (so the
+          // strict-wait check sees a read of VCC, not of s0).
+          RG_TRY(setup_valu(*u, *in.info, in, vdst, {s0, s1, kVcc}));
         }
         if (in.info->mnemonic == std::string_view("v_cndmask_b32_e32") ||
             m.find("_co_ci_") != std::string_view::npos) {
@@ -1040,27 +1045,30 @@ struct Emulator::Impl {
 
   // ---------------------------------------------------------------- strict waits
   Status check_pending(Wave& w, const Uop& u) {
-    auto busy = [&](const Uop::Range& r) -> const Pending* {
+    // A load may overwrite the destination of an older load on the same in-order counter (vector
+    // memory loads, DS): the data returns in order, so the younger value lands last (LLVM emits
+    // this for loads into one register under complementary EXEC masks, and reuses a dead half:
+    // `global_load_b64 v[4:5]` then `global_load_b64 v[5:6]`). SMEM is out of order.
+    const Counter self =
+        u.fmt == Format::kGLOBAL || u.fmt == Format::kFLAT || u.fmt == Format::kSCRATCH ? kCntLoad
+        : u.fmt == Format::kDS                                                          ? kCntLds
+                                                                                        : kCntNum;
+    auto busy = [&](const Uop::Range& r, bool write) -> const Pending* {
       for (unsigned k = 0; k < r.count; ++k) {
         const unsigned reg = r.first + k;
         if (r.vgpr ? (reg < 256 && w.vpend[reg]) : (reg < 128 && w.spend[reg])) {
           for (const Pending& p : w.pending)
-            if (p.vgpr == r.vgpr && reg >= p.first && reg < p.first + p.count) return &p;
+            if (p.vgpr == r.vgpr && reg >= p.first && reg < p.first + p.count &&
+                !(write && p.cnt == self))
+              return &p;
         }
       }
       return nullptr;
     };
-    // A load whose result returns through the same in-order counter as the pending one writes
-    // after it: overwriting its destination is ordered (LLVM reuses a dead half, observed
-    // `global_load_b64 v[4:5]` then `global_load_b64 v[5:6]`).
-    const bool vmem =
-        u.fmt == Format::kGLOBAL || u.fmt == Format::kFLAT || u.fmt == Format::kSCRATCH;
-    const int in_order = vmem ? kCntLoad : u.fmt == Format::kDS ? kCntLds : -1;
     for (unsigned i = 0; i < u.nreads + u.nwrites; ++i) {
       const bool is_read = i < u.nreads;
       const Uop::Range& r = is_read ? u.reads[i] : u.writes[i - u.nreads];
-      if (const Pending* p = busy(r)) {
-        if (!is_read && p->cnt == in_order) continue;
+      if (const Pending* p = busy(r, !is_read)) {
         return fail(Errc::kHardware, &u,
                     strformat("strict wait: %s %c%u while the %s at PC %s still owns it (missing "
                               "s_waitcnt / s_wait)",
@@ -1673,6 +1681,22 @@ struct Emulator::Impl {
       case s_trunc_f32: d = U(std::trunc(F(a))); break;
       case s_floor_f32: d = U(std::floor(F(a))); break;
       case s_ceil_f32: d = U(std::ceil(F(a))); break;
+      // ---- emudev block (issue 9 wiring): GFX12 SALU f32 compares (n*: true if unordered) ----
+      case s_cmp_lt_f32: scc = F(a) < F(b), wr = false; break;
+      case s_cmp_eq_f32: scc = F(a) == F(b), wr = false; break;
+      case s_cmp_le_f32: scc = F(a) <= F(b), wr = false; break;
+      case s_cmp_gt_f32: scc = F(a) > F(b), wr = false; break;
+      case s_cmp_lg_f32: scc = F(a) < F(b) || F(a) > F(b), wr = false; break;
+      case s_cmp_ge_f32: scc = F(a) >= F(b), wr = false; break;
+      case s_cmp_o_f32: scc = !std::isnan(F(a)) && !std::isnan(F(b)), wr = false; break;
+      case s_cmp_u_f32: scc = std::isnan(F(a)) || std::isnan(F(b)), wr = false; break;
+      case s_cmp_nge_f32: scc = !(F(a) >= F(b)), wr = false; break;
+      case s_cmp_nlg_f32: scc = !(F(a) < F(b) || F(a) > F(b)), wr = false; break;
+      case s_cmp_ngt_f32: scc = !(F(a) > F(b)), wr = false; break;
+      case s_cmp_nle_f32: scc = !(F(a) <= F(b)), wr = false; break;
+      case s_cmp_neq_f32: scc = !(F(a) == F(b)), wr = false; break;
+      case s_cmp_nlt_f32: scc = !(F(a) < F(b)), wr = false; break;
+      // ---- end of emudev block ----
       case s_cmp_eq_i32:
       case s_cmp_eq_u32: scc = a == b, wr = false; break;
       case s_cmp_lg_i32:
@@ -2443,6 +2467,13 @@ struct Emulator::Impl {
           LANES(a - b)
         }
       case v_subrev_nc_u32: LANES(b - a)
+      // ---- emudev block (issue 9 wiring) ----
+      case v_xad_u32: LANES((a ^ b) + c)
+      case v_mul_dx9_zero_f32:  // DX9 rule: 0 times anything (inf, NaN) is +0
+        LANES((a & 0x7FFFFFFFu) == 0 || (b & 0x7FFFFFFFu) == 0 ? 0u : U(F(a) * F(b)))
+      case v_max3_num_f32: LANES(fmax_num(fmax_num(a, b, true), c, true))
+      case v_min3_num_f32: LANES(fmax_num(fmax_num(a, b, false), c, false))
+      // ---- end of emudev block ----
       case v_add3_u32: LANES(a + b + c)
       case v_mul_lo_u32: LANES(a * b)
       case v_mul_hi_u32: LANES(static_cast<uint32_t>((uint64_t{a} * b) >> 32))
@@ -2953,6 +2984,7 @@ struct Emulator::Impl {
       }
       --budget;
       ++e.stats_.instructions;
+      if (e.options_.count_opcodes) e.count_hit(u->info, u->y ? u->y->info : nullptr);
       if (!w.pending.empty()) RG_TRY(check_pending(w, *u));
       Uop* next = nullptr;
       Stop stop = Stop::kRun;

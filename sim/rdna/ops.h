@@ -123,7 +123,12 @@
                                                           X(ds_max_u32) X(ds_min_i32)                                                                                \
                                                               X(ds_min_u32) X(ds_add_f32)                                                                            \
                                                                   X(ds_bpermute_b32)                                                                                 \
-                                                                      X(ds_permute_b32)
+                                                                      X(ds_permute_b32) \
+  /* emudev block (issue 9 wiring): what the frontend op suite needs beyond the above */ \
+  X(v_xad_u32) X(v_mul_dx9_zero_f32) X(v_max3_num_f32) X(v_min3_num_f32) X(s_cmp_lt_f32) \
+  X(s_cmp_eq_f32) X(s_cmp_le_f32) X(s_cmp_gt_f32) X(s_cmp_lg_f32) X(s_cmp_ge_f32) X(s_cmp_o_f32) \
+  X(s_cmp_u_f32) X(s_cmp_nge_f32) X(s_cmp_nlg_f32) X(s_cmp_ngt_f32) X(s_cmp_nle_f32) \
+  X(s_cmp_neq_f32) X(s_cmp_nlt_f32)
 // clang-format on
 
 // Data-type completeness (issue 9 item 1): f16 math, 16-bit integers, packed 16-bit integers,

@@ -1,5 +1,6 @@
 // `rawgpu bench emulator`: wave instructions per second of the RDNA emulator (sim/rdna) on an
-// ALU loop, one host thread.
+// ALU loop and on the compiler's 256x256x256 f32 matmul kernel (16x16 LDS tiles; compiled with
+// compile_gpu, loaded by queues/, launched with PM4), one host thread.
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -10,6 +11,12 @@
 
 #include "commands.h"
 #include "rawgpu/base/format.h"
+#include "rawgpu/compiler/gpu.h"
+#include "rawgpu/queues/amd_copy.h"
+#include "rawgpu/queues/amd_pm4.h"
+#include "rawgpu/queues/kernarg_arena.h"
+#include "rawgpu/queues/program.h"
+#include "rawgpu/queues/signal.h"
 #include "rawgpu/sim/amd_gpu.h"
 #include "rawgpu/sim/rdna.h"
 
@@ -32,6 +39,7 @@ constexpr uint32_t kLoopGfx1201[] = {
     0x060c0305, 0x4a080104, 0x3a0e0304, 0x2c100d01, 0x80028102, 0xbf070302, 0xbfa2fff5, 0xbfb00000};
 
 struct EmuResult {
+  std::string benchmark = "alu_loop";
   std::string target;
   uint64_t instructions = 0;
   double seconds = 0;
@@ -83,6 +91,88 @@ Result<EmuResult> run_loop(sim::rdna::Target t, uint32_t iterations, uint32_t wa
   return out;
 }
 
+// The compiler's matmul example (C = A @ B, 256^3 f32, 16x16 work-groups, A/B tiles in LDS)
+// compiled for the target and launched through PM4 on a simulated GPU; the result is checked
+// exactly (inputs are multiples of 1/4 in [-2, 2], so every f32 sum is exact).
+Result<EmuResult> run_matmul(sim::rdna::Target t, int repeats) {
+  compiler::Context ctx;
+  const compiler::GpuExample ex = RG_TRY(compiler::gpu_example(ctx, "matmul"));
+  const compiler::GpuTarget target = RG_TRY(compiler::gpu_target(sim::rdna::target_name(t)));
+  const compiler::ProgramSpec spec =
+      RG_TRY(compiler::compile_gpu(ex.sink, "matmul", target, ex.options));
+  const sim::AmdGpuConfig cfg =
+      RG_TRY(sim::parse_sim_device(std::string("sim:") + sim::rdna::target_name(t)));
+  auto gpu = RG_TRY(sim::AmdGpu::create(cfg));
+  sim::rdna::Emulator emu(*gpu, t);
+  emu.options().kernel_name = "matmul";
+  gpu->set_executor(&emu);
+  queues::SignalPool pool(*gpu);
+  auto copier = RG_TRY(queues::amd::Copier::create(*gpu, pool));
+  auto prog = RG_TRY(queues::amd::Program::load(*gpu, *copier, spec.binary, "matmul"));
+  auto queue = RG_TRY(queues::amd::ComputeQueue::create(*gpu));
+  auto arena = RG_TRY(queues::KernargArena::create(*gpu, 64 * 1024));
+  constexpr size_t N = 256;
+  std::vector<float> a(N * N), b(N * N), c(N * N);
+  for (size_t i = 0; i < N * N; ++i) {
+    a[i] = float(int(i * 7 % 17) - 8) * 0.25f;
+    b[i] = float(int(i * 5 % 13) - 6) * 0.25f;
+  }
+  drivers::amd::DeviceBuffer bufs[3];  // C, A, B: the kernel's buffer slots
+  for (auto& m : bufs) m = RG_TRY(gpu->alloc(N * N * 4, drivers::amd::BufferPlacement::kVram));
+  RG_TRY(copier->copy_in(bufs[1].va, {reinterpret_cast<const uint8_t*>(a.data()), N * N * 4}));
+  RG_TRY(copier->copy_in(bufs[2].va, {reinterpret_cast<const uint8_t*>(b.data()), N * N * 4}));
+  const queues::Signal done = RG_TRY(pool.alloc());
+  std::array<uint32_t, 3> grid{}, local{};
+  for (size_t d = 0; d < 3; ++d) {
+    grid[d] = uint32_t(spec.gpu.global[d]);
+    local[d] = uint32_t(spec.gpu.local[d]);
+  }
+  std::vector<double> secs, cpu;
+  uint64_t per_run = 0;
+  for (int r = 0; r < repeats; ++r) {
+    const uint32_t value = uint32_t(r + 1);
+    queues::Kernargs ka = RG_TRY(arena->alloc(prog->kernarg_alloc_size(), done, value));
+    std::memset(ka.cpu, 0, ka.size);
+    size_t ai = 0;
+    for (const auto& arg : prog->args()) {
+      if (arg.hidden() || ai >= 3) continue;
+      const uint64_t va = bufs[ai++].va.raw();
+      std::memcpy(ka.cpu + arg.offset, &va, 8);
+    }
+    const uint64_t before = emu.stats().instructions;
+    const auto t0 = std::chrono::steady_clock::now();
+    const double c0 = thread_cpu_seconds();
+    RG_TRY(queue->exec(prog->exec_params(ka, grid, local)));
+    queue->signal(done, value);
+    RG_TRY(queue->submit());
+    RG_TRY(queues::wait_signal(*gpu, done, value, "matmul"));
+    cpu.push_back(thread_cpu_seconds() - c0);
+    secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    per_run = emu.stats().instructions - before;
+  }
+  RG_TRY(copier->copy_out({reinterpret_cast<uint8_t*>(c.data()), N * N * 4}, bufs[0].va));
+  for (size_t i = 0; i < N; ++i)
+    for (size_t j = 0; j < N; ++j) {
+      float want = 0;
+      for (size_t k = 0; k < N; ++k) want += a[i * N + k] * b[k * N + j];
+      if (c[i * N + j] != want)
+        return make_error(Errc::kInternal, "matmul on %s: C[%zu][%zu] = %g, want %g",
+                          sim::rdna::target_name(t), i, j, double(c[i * N + j]), double(want));
+    }
+  for (auto& m : bufs) RG_TRY(gpu->free(m));
+  std::sort(secs.begin(), secs.end());
+  std::sort(cpu.begin(), cpu.end());
+  EmuResult out;
+  out.benchmark = "matmul_256";
+  out.target = sim::rdna::target_name(t);
+  out.instructions = per_run;
+  out.seconds = secs[secs.size() / 2];
+  out.per_second = static_cast<double>(per_run) / out.seconds;
+  out.cpu_seconds = cpu[cpu.size() / 2];
+  out.per_cpu_second = static_cast<double>(per_run) / out.cpu_seconds;
+  return out;
+}
+
 }  // namespace
 
 int bench_emulator(const cli::Args& args, cli::Io& io) {
@@ -101,6 +191,14 @@ int bench_emulator(const cli::Args& args, cli::Io& io) {
     }
     results.push_back(*r);
   }
+  for (auto t : {sim::rdna::Target::kGfx1100, sim::rdna::Target::kGfx1201}) {
+    auto r = run_matmul(t, std::min(reps, 3));
+    if (!r.ok()) {
+      io.err << "rawgpu bench emulator: " << r.error().to_string() << "\n";
+      return 1;
+    }
+    results.push_back(*r);
+  }
   if (args.flag("json")) {
     std::string s;
     llvm::raw_string_ostream os(s);
@@ -108,7 +206,7 @@ int bench_emulator(const cli::Args& args, cli::Io& io) {
     j.array([&] {
       for (const EmuResult& r : results) {
         j.object([&] {
-          j.attribute("benchmark", "alu_loop");
+          j.attribute("benchmark", r.benchmark);
           j.attribute("target", r.target);
           j.attribute("wave_instructions", static_cast<int64_t>(r.instructions));
           j.attribute("seconds", r.seconds);
@@ -123,6 +221,15 @@ int bench_emulator(const cli::Args& args, cli::Io& io) {
     io.out << s;
   } else {
     for (const EmuResult& r : results) {
+      if (r.benchmark != "alu_loop") {
+        io.out << strformat(
+            "%s matmul 256x256x256 f32 (compiler kernel, 16x16 LDS tiles, PM4 launch, 1 thread): "
+            "%llu wave instructions in %.3f s = %.1f M wave-instr/s wall, %.1f M per CPU second "
+            "(medians of %d; result checked)\n",
+            r.target.c_str(), static_cast<unsigned long long>(r.instructions), r.seconds,
+            r.per_second / 1e6, r.per_cpu_second / 1e6, std::min(reps, 3));
+        continue;
+      }
       io.out << strformat(
           "%s ALU loop (8 waves x 20000 iterations, 9 instructions each, 1 thread): "
           "%llu wave instructions in %.3f s = %.1f M wave-instr/s wall, %.1f M per "

@@ -1,5 +1,6 @@
 // `rawgpu demo`: a small MLP and a conv block from random weights, run through the tensor
-// compiler on the host CPU (LLVM ORC JIT), checked against plain C++ reference loops.
+// compiler on the host CPU (LLVM ORC JIT) or, with --device sim:gfx1100|sim:gfx1201, as AMDGPU
+// code objects on the simulated GPU (RDNA emulator), checked against plain C++ reference loops.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -7,7 +8,9 @@
 
 #include "commands.h"
 #include "rawgpu/base/format.h"
+#include "rawgpu/base/log.h"
 #include "rawgpu/compiler/cpu.h"
+#include "rawgpu/frontend/sim_devices.h"
 #include "rawgpu/frontend/tensor.h"
 
 namespace rawgpu::tools {
@@ -87,13 +90,49 @@ double max_rel_err(const std::vector<float>& got, const std::vector<double>& wan
   return e;
 }
 
+// Executed wave instructions per mnemonic (the emulator's per-opcode counters).
+void print_opcode_stats(const sim::rdna::Emulator& emu, cli::Io& io) {
+  const auto hits = emu.opcode_hits();
+  uint64_t total = 0;
+  for (const auto& h : hits) total += h.count;
+  io.out << strformat(
+      "emulator: %llu wave instructions (%llu waves, %llu dispatches), %zu "
+      "distinct opcodes; per mnemonic:\n",
+      static_cast<unsigned long long>(emu.stats().instructions),
+      static_cast<unsigned long long>(emu.stats().waves),
+      static_cast<unsigned long long>(emu.stats().dispatches), hits.size());
+  for (const auto& h : hits)
+    io.out << strformat("  %12llu  %5.2f%%  %s\n", static_cast<unsigned long long>(h.count),
+                        100.0 * double(h.count) / double(total ? total : 1), h.info->mnemonic);
+}
+
 Result<int> run_demo(const cli::Args& args, cli::Io& io) {
   const uint64_t seed = RG_TRY(args.get_u64("seed"));
+  const std::string device = args.get("device").value_or("cpu");
+  frontend::register_sim_devices();
+  frontend::Device* dev = RG_TRY(frontend::get_device(device));
+  RG_TRY(frontend::set_default_device(device));
+  struct RestoreDefault {
+    ~RestoreDefault() { (void)frontend::set_default_device("cpu"); }
+  } restore;
+  sim::rdna::Emulator* emu = frontend::sim_emulator(device);
+  const bool stats = args.flag("stats") || log::enabled("emu", 1);
+  if (emu && stats) {
+    emu->reset_opcode_hits();
+    emu->options().count_opcodes = true;
+  }
   Tensor::manual_seed(seed);
-  auto& rt = frontend::cpu_runtime();
-  io.out << strformat(
-      "rawgpu demo: tensor programs on the host CPU (LLVM ORC JIT, %d threads), seed %llu\n",
-      rt.threads(), static_cast<unsigned long long>(seed));
+  if (emu == nullptr) {
+    io.out << strformat(
+        "rawgpu demo: tensor programs on the host CPU (LLVM ORC JIT, %d threads), seed %llu\n",
+        frontend::cpu_runtime().threads(), static_cast<unsigned long long>(seed));
+  } else {
+    io.out << strformat(
+        "rawgpu demo: tensor programs on %s (AMDGPU code objects, PM4 launches, RDNA wave "
+        "emulator), seed %llu\n",
+        device.c_str(), static_cast<unsigned long long>(seed));
+  }
+  auto& rt = *dev;
   bool ok = true;
   constexpr double kTol = 1e-4;  // float32 sums of <= 300 terms vs a double reference
 
@@ -127,7 +166,7 @@ Result<int> run_demo(const cli::Args& args, cli::Io& io) {
   const uint64_t mlp_kernels = frontend::stats().last_schedule_kernels;
   const size_t compiled = rt.cache_size() - cache0;
   t0 = Clock::now();
-  const int reps = 20;
+  const int reps = emu ? 2 : 20;  // the emulator is ~1000x slower than the JIT
   for (int r = 0; r < reps; ++r) RG_TRY(mlp().realize());
   const double cached = ms_since(t0) / reps;
   const double flops = 2.0 * B * (64 * 128 + 128 * 128 + 128 * 10);
@@ -170,6 +209,7 @@ Result<int> run_demo(const cli::Args& args, cli::Io& io) {
   ok = ok && e2 <= kTol;
   io.out << strformat("compile cache: %zu kernels, %llu hits\n", rt.cache_size(),
                       static_cast<unsigned long long>(rt.cache_hits()));
+  if (emu && stats) print_opcode_stats(*emu, io);
   io.out << (ok ? "demo: all results match the reference\n" : "demo: MISMATCH\n");
   return ok ? 0 : 1;
 }
@@ -179,16 +219,27 @@ Result<int> run_demo(const cli::Args& args, cli::Io& io) {
 cli::Command demo_command() {
   cli::Command c;
   c.name = "demo";
-  c.summary = "run a small MLP and a conv block through the tensor compiler on the CPU";
+  c.summary = "run a small MLP and a conv block through the tensor compiler (CPU or simulated GPU)";
   c.description =
       "Builds a 3-layer MLP and a conv2d+bias+relu+maxpool block from random weights (threefry,\n"
       "--seed), compiles them to fused kernels through LLVM's ORC JIT, runs them on the host CPU,\n"
       "checks the results against plain C++ reference loops and prints kernel counts and timings\n"
-      "(first run including compilation, and the cached run). Exit status 1 on a mismatch.";
+      "(first run including compilation, and the cached run). Exit status 1 on a mismatch.\n"
+      "--device sim:gfx1100 or sim:gfx1201 compiles AMDGPU code objects instead and runs them on\n"
+      "the simulated GPU (VRAM buffers, SDMA copies, PM4 launches, the RDNA wave emulator);\n"
+      "--stats (or RAWGPU_DEBUG=emu) then prints the executed wave instructions per mnemonic.";
   c.options = {{.name = "seed",
                 .metavar = "N",
                 .help = "random seed for weights and inputs",
-                .default_value = "1"}};
+                .default_value = "1"},
+               {.name = "device",
+                .metavar = "NAME",
+                .help = "cpu, sim:gfx1100 or sim:gfx1201",
+                .default_value = "cpu"},
+               {.name = "stats",
+                .metavar = "",
+                .help = "simulated devices: executed wave instructions per opcode",
+                .default_value = ""}};
   c.run = [](const cli::Args& args, cli::Io& io) {
     auto r = run_demo(args, io);
     if (!r.ok()) {

@@ -14,8 +14,10 @@
 // to_host() and item() return it, so nothing is executed. `ok()` / `status()` check at any
 // point. Every error is decided when the op is built, from shapes and dtypes alone.
 //
-// Devices: "cpu" (LLVM ORC JIT on the host, compiler/cpu.h). Device names go through a registry
-// (register_device) so other back ends can be added; an unknown name is a kNotFound error.
+// Devices: "cpu" (LLVM ORC JIT on the host, compiler/cpu.h), and through the registry
+// (register_device) others: "sim:gfx1100"/"sim:gfx1201" (sim_devices.h: the compiler's AMDGPU
+// code objects on the simulated GPU). Creation functions use default_device() unless given a
+// name; an unknown name is a kNotFound error. to(device) copies a tensor across devices.
 //
 // Threading: tensors and their graph live in one process-wide Context, so the API is used from
 // one thread at a time (kernels themselves run on the runtime's thread pool).
@@ -39,6 +41,7 @@
 #include "rawgpu/base/error.h"
 #include "rawgpu/compiler/dtype.h"
 #include "rawgpu/compiler/schedule.h"
+#include "rawgpu/frontend/device.h"
 
 namespace rawgpu::compiler {
 class CpuRuntime;
@@ -52,16 +55,17 @@ using Axes = std::vector<int64_t>;
 
 class Tensor;
 
-// A device: runs schedules. Implementations register a factory by name.
-class Device {
- public:
-  virtual ~Device() = default;
-  virtual std::string_view name() const = 0;
-};
-// Registers a factory for `name` (replaces an existing one). The "cpu" device is built in.
+// Registers a factory for `name` (replaces an existing one). The "cpu" device is built in;
+// sim_devices.h adds "sim:gfx1100" and "sim:gfx1201".
 void register_device(std::string name, std::function<Result<std::unique_ptr<Device>>()> factory);
-// The device called `name` (created on first use). kNotFound naming the known devices.
+// The device called `name` (created on first use). kNotFound naming the known devices; the
+// factory's error (e.g. a device that failed to start) otherwise. An empty name is the default
+// device.
 Result<Device*> get_device(std::string_view name);
+// The device creation functions use when given none (an empty name): "cpu" unless set.
+// set_default_device checks that the device exists (and creates it).
+Status set_default_device(std::string_view name);
+const std::string& default_device();
 // The CPU runtime behind "cpu" (statistics: compile-cache size and hits). Created on first use
 // with the LLVM pipeline level from RAWGPU_OPT_LEVEL (0..3, default 3).
 compiler::CpuRuntime& cpu_runtime();
@@ -84,26 +88,26 @@ class Tensor {
 
   // ---- creation -----------------------------------------------------------------------------
   static Tensor empty(const Shape& shape, DType dtype = DType::kFloat32,
-                      std::string_view device = "cpu");
+                      std::string_view device = {});
   static Tensor zeros(const Shape& shape, DType dtype = DType::kFloat32,
-                      std::string_view device = "cpu");
+                      std::string_view device = {});
   static Tensor ones(const Shape& shape, DType dtype = DType::kFloat32,
-                     std::string_view device = "cpu");
+                     std::string_view device = {});
   static Tensor full(const Shape& shape, double value, DType dtype = DType::kFloat32,
-                     std::string_view device = "cpu");
+                     std::string_view device = {});
   // [start, stop) by step (Python semantics), int32 unless dtype given.
   static Tensor arange(double start, double stop, double step = 1, DType dtype = DType::kInt32,
-                       std::string_view device = "cpu");
+                       std::string_view device = {});
   static Tensor arange(int64_t n, DType dtype = DType::kInt32) {
     return arange(0, double(n), 1, dtype);
   }
-  static Tensor eye(int64_t n, DType dtype = DType::kFloat32, std::string_view device = "cpu");
+  static Tensor eye(int64_t n, DType dtype = DType::kFloat32, std::string_view device = {});
   // Copies host data (bytes.size() must be numel * itemsize).
   static Tensor from_bytes(std::span<const std::byte> bytes, const Shape& shape, DType dtype,
-                           std::string_view device = "cpu");
+                           std::string_view device = {});
   template <class T>
   static Tensor from(const std::vector<T>& v, const Shape& shape, DType dtype,
-                     std::string_view device = "cpu") {
+                     std::string_view device = {}) {
     return from_bytes(std::as_bytes(std::span(v)), shape, dtype, device);
   }
   static Tensor from(const std::vector<float>& v, const Shape& shape) {
@@ -116,6 +120,8 @@ class Tensor {
   static Tensor randn(const Shape& shape, DType dtype = DType::kFloat32);  // N(0, 1), Box-Muller
   static Tensor randint(const Shape& shape, int64_t low, int64_t high,
                         DType dtype = DType::kInt32);  // uniform [low, high)
+  // This tensor's values on `device` (realizes it; a copy through the host).
+  Tensor to(std::string_view device) const;
   // A scalar constant broadcast to this tensor's shape, with this tensor's device.
   Tensor full_like(double value, std::optional<DType> dtype = std::nullopt) const;
 

@@ -16,6 +16,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "rawgpu/base/error.h"
 #include "rawgpu/sim/amd_gpu.h"
@@ -80,6 +81,14 @@ struct Options {
   bool strict_wait = true;                 // outstanding-load destinations are unreadable
   uint64_t max_instructions = 1ull << 32;  // per dispatch (wave instructions)
   std::string kernel_name = "kernel";      // for error messages
+  // Per-opcode hit counters (opcode_hits()); off: one predictable branch per instruction.
+  bool count_opcodes = false;
+};
+
+// Executed wave instructions of one opcode-table entry (a VOPD pair counts both halves).
+struct OpcodeHits {
+  const OpcodeInfo* info;
+  uint64_t count;
 };
 
 struct Stats {
@@ -99,9 +108,15 @@ class Emulator final : public DispatchExecutor {
   Status execute(const DispatchState& state) override;
   const Stats& stats() const { return stats_; }
   Options& options() { return options_; }
+  // Counters collected while options().count_opcodes was on, non-zero ones, most hit first.
+  std::vector<OpcodeHits> opcode_hits() const;
+  void reset_opcode_hits() { hits_.clear(); }
+  // Called by the interpreter for each executed instruction when counting (hits.cpp).
+  void count_hit(const OpcodeInfo* info, const OpcodeInfo* info_y);
 
  private:
   struct Impl;
+  std::vector<uint64_t> hits_;  // by opcode_table(target_) index
   AmdGpu* gpu_;
   Target target_;
   Options options_;

@@ -1,0 +1,37 @@
+// A Tensor back end over the AMD device seam (drivers/amd/device.h): a simulated GPU today, the
+// AM driver later. Buffers are VRAM allocations of the device (its memory manager and page
+// tables); host data moves through the SDMA copy engine (queues::amd::Copier); each scheduled
+// kernel is compiled by compiler::compile_gpu for the device's target (cached by the AST's
+// structural hash), loaded by queues::amd::Program, given kernel arguments from a KernargArena
+// and launched with PM4 on a ComputeQueue, followed by a RELEASE_MEM of a timeline signal the
+// host waits for. A queue that stops (a GPU fault, an unsupported instruction in the emulator)
+// turns into a typed error carrying the device's fault description.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rawgpu/drivers/amd/device.h"
+#include "rawgpu/frontend/device.h"
+
+namespace rawgpu::frontend {
+
+struct AmdDeviceConfig {
+  std::string name;    // the Tensor device name, e.g. "sim:gfx1100"
+  std::string target;  // compiler::gpu_target name, e.g. "gfx1100"
+  std::shared_ptr<drivers::amd::AmdDevice> device;
+  // Called before each launch with the kernel's name (the simulator names it in errors).
+  std::function<void(std::string_view kernel)> before_launch;
+  // Kept alive as long as the Tensor device and released before `device` (an emulator).
+  std::shared_ptr<void> keep_alive;
+  // Group reductions: the lane counts tried in order for kernels with a reduction (GROUP, the
+  // partials meet in LDS); a kernel none applies to is compiled without. Empty: never.
+  std::vector<int64_t> group_lanes = {32, 16, 8};
+};
+
+Result<std::unique_ptr<Device>> make_amd_device(AmdDeviceConfig config);
+
+}  // namespace rawgpu::frontend

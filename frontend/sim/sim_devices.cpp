@@ -1,0 +1,58 @@
+// "sim:gfx1100" / "sim:gfx1201": sim::AmdGpu + the RDNA emulator behind the AMD back end.
+#include "rawgpu/frontend/sim_devices.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "rawgpu/base/log.h"
+#include "rawgpu/frontend/amd_device.h"
+#include "rawgpu/frontend/tensor.h"
+#include "rawgpu/sim/amd_gpu.h"
+
+namespace rawgpu::frontend {
+namespace {
+
+std::map<std::string, sim::rdna::Emulator*, std::less<>>& emulators() {
+  static auto* m = new std::map<std::string, sim::rdna::Emulator*, std::less<>>();
+  return *m;
+}
+
+Result<std::unique_ptr<Device>> make_sim_device(const std::string& name) {
+  const sim::AmdGpuConfig cfg = RG_TRY(sim::parse_sim_device(name));
+  std::shared_ptr<sim::AmdGpu> gpu =
+      RG_TRY_CTX(sim::AmdGpu::create(cfg), "starting %s", name.c_str());
+  const bool rdna4 = cfg.gc_version >= 120000;
+  auto emu = std::make_shared<sim::rdna::Emulator>(
+      *gpu, rdna4 ? sim::rdna::Target::kGfx1201 : sim::rdna::Target::kGfx1100);
+  gpu->set_executor(emu.get());
+  // RAWGPU_DEBUG=emu=1: per-opcode hit counters from the start (rawgpu demo --stats prints them).
+  emu->options().count_opcodes = log::enabled("emu", 1);
+  AmdDeviceConfig c;
+  c.name = name;
+  c.target = rdna4 ? "gfx1201" : "gfx1100";
+  c.device = gpu;
+  sim::rdna::Emulator* e = emu.get();
+  c.before_launch = [e](std::string_view kernel) { e->options().kernel_name = kernel; };
+  c.keep_alive = emu;
+  auto d = RG_TRY(make_amd_device(std::move(c)));
+  emulators()[name] = e;
+  return d;
+}
+
+}  // namespace
+
+void register_sim_devices() {
+  for (std::string_view n : sim::sim_device_names()) {
+    const std::string name(n);
+    emulators().erase(name);
+    register_device(name, [name]() { return make_sim_device(name); });
+  }
+}
+
+sim::rdna::Emulator* sim_emulator(std::string_view device) {
+  auto it = emulators().find(device);
+  return it == emulators().end() ? nullptr : it->second;
+}
+
+}  // namespace rawgpu::frontend
