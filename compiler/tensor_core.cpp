@@ -41,6 +41,7 @@
 #include "rawgpu/base/format.h"
 #include "rawgpu/compiler/opt.h"
 #include "rawgpu/compiler/rewrite.h"
+#include "rawgpu/compiler/symbolic.h"
 
 namespace rawgpu::compiler {
 namespace {
@@ -170,7 +171,10 @@ Result<MatmulMatch> tc_match(Ref sink) {
   if (outs.size() != 2)
     return tc_error(E::kUnsupported, "the output has %zu axes; TC needs exactly 2 (M, N)",
                     outs.size());
-  if (!uses(x, m.k_range) || !uses(y, m.k_range))
+  // Which axes a load reads, judged on its simplified index: scheduled kernels index through
+  // merged views, e.g. A[((i*64 + j) // 64)*48 + r], which reads only i.
+  const Ref xs = simplify(x), ys = simplify(y);
+  if (!uses(xs, m.k_range) || !uses(ys, m.k_range))
     return tc_error(E::kUnsupported, "both loads must read the reduction axis");
   // A reads (m, k), B reads (k, n): each load uses exactly one of the output axes.
   auto only_axis = [&](Ref ld) -> Ref {
@@ -178,7 +182,7 @@ Result<MatmulMatch> tc_match(Ref sink) {
     if (u0 == u1) return {};
     return u0 ? outs[0] : outs[1];
   };
-  const Ref rx = only_axis(x), ry = only_axis(y);
+  const Ref rx = only_axis(xs), ry = only_axis(ys);
   if (!rx || !ry || rx == ry)
     return tc_error(E::kUnsupported,
                     "each load must read one distinct output axis (A[m,k], B[k,n])");

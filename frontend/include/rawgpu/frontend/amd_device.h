@@ -30,6 +30,10 @@ struct AmdDeviceConfig {
   // Group reductions: the lane counts tried in order for kernels with a reduction (GROUP, the
   // partials meet in LDS); a kernel none applies to is compiled without. Empty: never.
   std::vector<int64_t> group_lanes = {32, 16, 8};
+  // Matmul-shaped kernels (an f32 ADD reduce of f16/bf16 products, sizes divisible by the
+  // instruction tile) are compiled for the target's tensor cores (WMMA on RDNA3/RDNA4) first;
+  // a kernel the tensor-core matcher refuses (a KernelOptError) takes the ordinary path.
+  bool tensor_cores = true;
 };
 
 Result<std::unique_ptr<Device>> make_amd_device(AmdDeviceConfig config);
