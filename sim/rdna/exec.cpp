@@ -72,6 +72,8 @@ std::string_view normalise(std::string_view m, std::string& tmp) {
       {"s_add_co_ci_u32", "s_addc_u32"},     {"s_sub_co_ci_u32", "s_subb_u32"},
       {"s_addk_co_i32", "s_addk_i32"},       {"v_mad_co_u64_u32", "v_mad_u64_u32"},
       {"v_mad_co_i64_i32", "v_mad_i64_i32"}, {"v_s_rcp_f32", "v_rcp_f32"},
+      {"v_s_exp_f32", "v_exp_f32"},          {"v_s_log_f32", "v_log_f32"},
+      {"v_s_rsq_f32", "v_rsq_f32"},          {"v_s_sqrt_f32", "v_sqrt_f32"},
       {"v_lshlrev_b64", "v_lshlrev_b64"}};
   for (auto [from, to] : kAlias)
     if (m == from) return to;
@@ -419,7 +421,8 @@ struct Uop {
   Format fmt = Format::kCount;
   uint8_t size = 0;
   uint8_t nsrc = 0;
-  bool e64 = false;  // VOP3 encoding (VOPC writes sdst, cndmask reads src2)
+  bool e64 = false;       // VOP3 encoding (VOPC writes sdst, cndmask reads src2)
+  bool sgpr_dst = false;  // gfx12 v_s_* (VOP3 with an SGPR destination): the result goes to sdst
   uint16_t vdst = 0, sdst = 0;
   std::array<uint16_t, 3> src{};
   std::array<SrcKind, 3> kind{};
@@ -635,13 +638,20 @@ struct Emulator::Impl {
       u.srcw[i] = width;
       ++n;
     }
+    // The generated table has no source widths for gfx12 v_s_* (LLVM's probe text names a VGPR
+    // where an SGPR belongs); they take one 32-bit scalar source.
+    if (m.starts_with("v_s_") && n == 0) {
+      u.srcw[0] = 1;
+      n = 1;
+    }
     // fmamk: src0, K, src1 (K is the literal); fmaak: src0, src1, K.
     if (m.find("mamk") != std::string_view::npos || m.find("maak") != std::string_view::npos) n = 2;
     u.nsrc = static_cast<uint8_t>(n);
     for (unsigned i = 0; i < n; ++i) RG_TRY(set_src(u, i, srcs[i], in.literal));
     u.dstw = is_cmp ? 1 : (w[0] ? w[0] : 1);
     if (!is_cmp && m.find("readlane") == std::string_view::npos &&
-        m.find("readfirstlane") == std::string_view::npos && u.op != v_nop) {
+        m.find("readfirstlane") == std::string_view::npos && !m.starts_with("v_s_") &&
+        u.op != v_nop) {
       RG_TRY(dst_vgpr(u, vdst, u.dstw));
     }
     return {};
@@ -815,6 +825,15 @@ struct Emulator::Impl {
         u->neg = static_cast<uint8_t>((w1 >> 29) & 7);
         RG_TRY(setup_valu(*u, *in.info, in, vdst, srcs));
         if (u->op & kCmp) u->sdst = static_cast<uint16_t>(vdst);
+        if (m.starts_with("v_s_")) {  // gfx12 scalar transcendentals: VOP3 naming an SGPR
+          if (!m.ends_with("_f32"))
+            return fail(Errc::kUnsupported, u.get(), "16-bit v_s_* not implemented");
+          if (vdst >= 106)
+            return fail(Errc::kUnsupported, u.get(), "v_s_* destination beyond s105");
+          u->sgpr_dst = true;
+          u->sdst = static_cast<uint16_t>(vdst);
+          u->writes[u->nwrites++] = {false, u->sdst, 1};
+        }
         if (m.find("readlane") != std::string_view::npos ||
             m.find("readfirstlane") != std::string_view::npos)
           u->sdst = static_cast<uint16_t>(vdst);
@@ -1015,6 +1034,10 @@ struct Emulator::Impl {
   }
 
   void write32(Wave& w, const Uop& u, const uint32_t* d) {
+    if (u.sgpr_dst) {  // v_s_*: scalar sources, so every lane computed the same value
+      write_sgpr(w, u.sdst, d[0]);
+      return;
+    }
     uint32_t* dst = w.vr(u.vdst);
     const uint32_t m = w.exec();
     if (u.half && !u.dst32) {
