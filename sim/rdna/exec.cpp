@@ -1910,6 +1910,11 @@ struct Emulator::Impl {
   // ROW_MASK[row] and BANK_MASK[(l % 16) / 4] clear disable writes too.
   Status exec_dpp(Wave& w, const Uop& u) {
     const uint32_t exec = w.exec(), d = u.dppw;
+    // DPP needs a VGPR src0 inside the allocation (an operation without sources, or an undecoded
+    // one, can still carry a DPP control word).
+    if (u.nsrc == 0 || u.kind[0] != kSrcVgpr || u.src[0] < 256 ||
+        size_t{u.src[0] - 256u + 1u} * kLanes > w.v.size())
+      return fail(Errc::kUnsupported, &u, "DPP without a VGPR src0 in the allocation");
     const uint32_t* v = w.vr(u.src[0] - 256);
     alignas(64) uint32_t src[kLanes];
     uint32_t enable = 0;
