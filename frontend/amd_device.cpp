@@ -174,34 +174,32 @@ Result<Compiled*> AmdTensorDevice::compile(compiler::Ref ast) {
   }
   const std::string name = strformat("k_%016llx", static_cast<unsigned long long>(ast->hash().hi));
   auto c = std::make_unique<Compiled>();
+  // Tries one set of GPU options; false (with the reason logged) when they do not apply.
+  auto attempt = [&](const compiler::GpuOptions& o) -> Result<bool> {
+    auto r = compiler::compile_gpu(ast, name, target_, o);
+    if (r.ok()) {
+      c->spec = std::move(r).take_value();
+      return true;
+    }
+    // Tensor cores: only "not a tensor-core kernel" (a KernelOptError) falls back; any other
+    // failure is real. GROUP: a kernel without a suitable reduction refuses it.
+    if (o.tensor_cores && r.error().message().find("KernelOptError[") == std::string::npos)
+      return std::move(r).take_error().with_context(
+          strformat("%s: tensor-core compile of %s", cfg_.name.c_str(), name.c_str()));
+    RG_LOG("amd", 2, "%s: %s: %s", cfg_.name.c_str(), name.c_str(), r.error().message().c_str());
+    return false;
+  };
   bool done = false;
   if (cfg_.tensor_cores) {
     compiler::GpuOptions o;
     o.tensor_cores = true;
-    auto r = compiler::compile_gpu(ast, name, target_, o);
-    if (r.ok()) {
-      c->spec = std::move(r).take_value();
-      done = true;
-    } else if (r.error().message().find("KernelOptError[") != std::string::npos) {
-      RG_LOG("amd", 2, "%s: %s is not a tensor-core kernel: %s", cfg_.name.c_str(), name.c_str(),
-             r.error().message().c_str());
-      RG_LOG("amd", 5, "%s AST:\n%s", name.c_str(), compiler::to_string(ast).c_str());
-    } else {
-      // Only "not a tensor-core kernel" falls back; anything else is a real failure.
-      return std::move(r).take_error().with_context(
-          strformat("%s: tensor-core compile of %s", cfg_.name.c_str(), name.c_str()));
-    }
+    done = RG_TRY(attempt(o));
   }
-  for (int64_t lanes : cfg_.group_lanes) {  // GROUP where a reduction takes it
-    if (done) break;
+  for (size_t i = 0; i < cfg_.group_lanes.size() && !done;
+       ++i) {  // GROUP where a reduction takes it
     compiler::GpuOptions o;
-    o.group = lanes;
-    auto r = compiler::compile_gpu(ast, name, target_, o);
-    if (r.ok()) {
-      c->spec = std::move(r).take_value();
-      done = true;
-      break;
-    }
+    o.group = cfg_.group_lanes[i];
+    done = RG_TRY(attempt(o));
   }
   if (!done)
     c->spec = RG_TRY_CTX(compiler::compile_gpu(ast, name, target_), "%s", cfg_.name.c_str());
