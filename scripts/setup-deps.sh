@@ -20,7 +20,8 @@ meson_ok() {
   [ "$(printf '%s\n%s\n' "$MIN_MESON" "$v" | sort -V | head -n1)" = "$MIN_MESON" ]
 }
 
-installed=" $(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${PKGS[@]}" 2>/dev/null |
+# dpkg-query exits 1 when a package is unknown to dpkg (a fresh machine): not an error here.
+installed=" $( (dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${PKGS[@]}" 2>/dev/null || true) |
   awk '$2 == "ii" { printf "%s ", $1 }') "
 missing=()
 for p in "${PKGS[@]}"; do
