@@ -2308,6 +2308,10 @@ struct Emulator::Impl {
         return Done::kWritten;
       }
       case v_swap_b32: {
+        // Both operands are written: src0 must be a VGPR (an SGPR or constant src0 is an
+        // encoding the hardware does not define).
+        if (u.kind[0] != kSrcVgpr || u.src[0] < 256)
+          return fail(Errc::kUnsupported, &u, "v_swap_b32 without a VGPR src0");
         uint32_t* d = w.vr(u.vdst);
         uint32_t* sv = w.vr(u.src[0] - 256);
         const uint32_t m = w.exec();
