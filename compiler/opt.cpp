@@ -630,7 +630,13 @@ int64_t matmul_tile_cols(int64_t n, const HeuristicOptions& o) {
 //     values of B and does tile_rows x tile_cols multiply-adds into accumulators that stay in
 //     registers (the back end fuses them into FMAs and LLVM's SLP vectorizer packs the
 //     contiguous columns into vector registers). The reduce loop itself stays a loop (LLVM
-//     unrolls it); unrolling it here would turn the FMA chains into add trees.
+//     unrolls it); unrolling it here would turn the FMA chains into add trees. The default
+//     4x16 f32 tile is 8 ymm accumulators + 2 B vectors + broadcasts of A, which fits the 16
+//     AVX2 registers (4x32 spilled: 16 accumulators alone fill them). Then SWAP puts the row
+//     loop inside the column loop (one K x 16 panel of B stays in L2 for all row tiles) and
+//     THREAD cuts the row tiles into blocks of >= 256 rows, a power of two times the thread
+//     count (the outermost loop; a block of A stays in L3 while the column loop sweeps B).
+//     The runtime also packs B for such kernels (pack_matmul_operand).
 //  3. Other kernels with a reduction: UPCAST the store's stride-1 output axis by 4 or 8 (several
 //     independent accumulators, contiguous stores), then UNROLL the innermost reduce axis fully
 //     when it has at most 32 iterations, else by 4 (shorter dependency chains per iteration).
@@ -692,12 +698,14 @@ std::vector<Opt> hand_coded_opts(const OptKernel& k0, const HeuristicOptions& o)
     if (mi < ni && try_apply(k, out, {OptOp::kSwap, mi, ni})) std::swap(mi, ni);
     // Row blocks of ~256 rows as the outermost (THREAD) loop: a block of A (256 x K) stays in
     // L3 while the column loop sweeps B, and the blocks are what the pool threads share out.
-    if (o.threads > 1 && out_elems * red_elems / o.threads >= (int64_t{1} << 16)) {
+    // With one thread the blocks are just the outermost loop.
+    const int64_t threads = std::max(o.threads, 1);
+    if (out_elems * red_elems / threads >= (int64_t{1} << 16)) {
       const int64_t tiles = k.axes()[size_t(mi)].size();
       const int64_t row_tile = rows ? rows : 1;
-      int64_t blocks = o.threads;
+      int64_t blocks = threads;
       while (tiles % (blocks * 2) == 0 && tiles / (blocks * 2) * row_tile >= 256) blocks *= 2;
-      if (tiles % blocks == 0) try_apply(k, out, {OptOp::kThread, mi, blocks});
+      if (blocks > 1 && tiles % blocks == 0) try_apply(k, out, {OptOp::kThread, mi, blocks});
     }
   }
   // Step 3: other reductions.
