@@ -139,10 +139,12 @@ struct CpuRuntime::Impl {
   std::unique_ptr<CpuJit> jit;
   std::unique_ptr<ThreadPool> pool;
   std::unordered_map<uint64_t, std::vector<std::unique_ptr<CpuKernel>>> cache;  // by hash.lo
+  std::vector<std::unique_ptr<CpuKernel>> staged;  // kernels with operand packing
   size_t cached = 0;
   uint64_t hits = 0;
   uint64_t min_parallel_work = 0;
   bool heuristic = true;
+  bool pack = true;
   // compile_optimized: the kernel chosen for an unoptimized AST (by its hash), so a repeated
   // realize skips the heuristic and the expansion.
   std::unordered_map<uint64_t, std::vector<std::pair<Hash128, const CpuKernel*>>> optimized;
@@ -169,6 +171,8 @@ Result<std::unique_ptr<CpuRuntime>> CpuRuntime::create(const CpuRuntimeOptions& 
   impl->pool = std::make_unique<ThreadPool>(n);
   impl->min_parallel_work = options.min_parallel_work;
   impl->heuristic = options.heuristic;
+  impl->pack = options.pack;
+  if (const char* e = std::getenv("RAWGPU_NOPACK"); e && e[0] == '1' && !e[1]) impl->pack = false;
   if (const char* e = std::getenv("RAWGPU_NOOPT"); e && e[0] == '1' && !e[1])
     impl->heuristic = false;
   impl->opt_level = options.opt_level;
@@ -212,12 +216,39 @@ Result<const CpuKernel*> CpuRuntime::Impl::compile_heuristic(Ref sink) {
   if (!k.ok()) return impl_->compile_ast(sink, {});
   HeuristicOptions ho;
   ho.threads = impl_->pool->size();
+  ho.pack = impl_->pack;
   if (const char* e = std::getenv("RAWGPU_GEMM_TILE")) {
     long long r = 0, c = 0;
     if (std::sscanf(e, "%lldx%lld", &r, &c) == 2 && r > 0 && c > 0) {
       ho.tile_rows = r;
       ho.tile_cols = c;
     }
+  }
+  if (auto p = pack_matmul_operand(sink, ho)) {
+    // Two kernels: the copy into the packed layout (its own heuristic opts: THREAD) and the
+    // matmul reading it. The kernel handed out has the caller's slots and runs both.
+    const CpuKernel* packk = RG_TRY(impl_->compile_heuristic(p->pack));
+    // The opts are chosen on the original kernel (the packed index no longer looks like a
+    // matmul's) and apply unchanged: packing keeps every RANGE, so the axes are the same.
+    std::vector<Opt> opts = hand_coded_opts(*k, ho);
+    auto mk = OptKernel::create(p->kernel);
+    if (!mk.ok()) return impl_->compile_ast(sink, {});
+    RG_TRY_CTX(mk->apply_all(opts), "cpu compile: heuristic opts");
+    RG_LOG("compiler", 3, "heuristic (B packed from slot %lld): %s", (long long)p->slot,
+           mk->to_string().c_str());
+    const CpuKernel* main = RG_TRY(impl_->compile_ast(mk->ast(), std::move(opts)));
+    auto staged = std::make_unique<CpuKernel>(*main);
+    const size_t nslots = size_t(p->packed_slot);
+    staged->buffer_dtypes.resize(nslots, DType::kVoid);
+    staged->buffer_counts.resize(nslots, -1);
+    const DType bt = p->pack->src(0)->src(0)->src(0)->dtype();  // SINK(STORE(INDEX(dst, ..)))
+    staged->buffer_dtypes[size_t(p->slot)] = bt;
+    staged->buffer_counts[size_t(p->slot)] = p->count;
+    staged->pack = packk;
+    staged->pack_slot = p->slot;
+    staged->pack_buffer = std::make_shared<CpuBuffer>(bt, size_t(p->count));
+    impl_->staged.push_back(std::move(staged));
+    return impl_->staged.back().get();
   }
   std::vector<Opt> opts = hand_coded_opts(*k, ho);
   if (opts.empty()) return impl_->compile_ast(sink, {});
@@ -274,15 +305,20 @@ Result<const CpuKernel*> CpuRuntime::Impl::compile_ast(Ref sink, std::vector<Opt
 Status CpuRuntime::launch(const CpuKernel& kernel, std::span<CpuBuffer* const> buffers,
                           std::span<const int64_t> vars) {
   const Program& p = kernel.program;
-  if (buffers.size() != p.buffers.size())
+  if (!kernel.pack && buffers.size() != p.buffers.size())
     return make_error(Errc::kInvalidArgument, "launch %s: %zu buffers given, the kernel has %zu",
                       kernel.name.c_str(), buffers.size(), p.buffers.size());
   if (vars.size() != p.vars.size())
     return make_error(Errc::kInvalidArgument, "launch %s: %zu variables given, the kernel has %zu",
                       kernel.name.c_str(), vars.size(), p.vars.size());
-  std::vector<void*> ptrs(buffers.size());
+  const size_t user_slots = kernel.pack ? kernel.buffer_dtypes.size() : p.buffers.size();
+  if (kernel.pack && buffers.size() != user_slots)
+    return make_error(Errc::kInvalidArgument, "launch %s: %zu buffers given, the kernel has %zu",
+                      kernel.name.c_str(), buffers.size(), user_slots);
+  std::vector<void*> ptrs(p.buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i) {
-    if (!p.buffers[i]) continue;  // an unused slot
+    if (kernel.pack ? kernel.buffer_dtypes[i] == DType::kVoid : !p.buffers[i])
+      continue;  // an unused slot
     if (!buffers[i])
       return make_error(Errc::kInvalidArgument, "launch %s: buffer slot %zu is null",
                         kernel.name.c_str(), i);
@@ -308,6 +344,14 @@ Status CpuRuntime::launch(const CpuKernel& kernel, std::span<CpuBuffer* const> b
                         kernel.name.c_str(), static_cast<int>(v.name.size()), v.name.data(),
                         static_cast<long long>(vars[i]), static_cast<long long>(v.vmin),
                         static_cast<long long>(v.vmax));
+  }
+  if (kernel.pack) {
+    // Everything is checked: copy the operand into its packed layout, then run the kernel on
+    // the copy (the extra slot). The pack kernel's own checks cannot fail here (same sizes).
+    CpuBuffer* pb[] = {kernel.pack_buffer.get(), buffers[size_t(kernel.pack_slot)]};
+    RG_TRY_CTX(launch(*kernel.pack, pb, {}), "launch %s: packing slot %lld", kernel.name.c_str(),
+               (long long)kernel.pack_slot);
+    ptrs.back() = kernel.pack_buffer->data();
   }
   const auto entry = reinterpret_cast<KernelEntry>(kernel.entry);
   const auto t0 = std::chrono::steady_clock::now();

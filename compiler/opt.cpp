@@ -580,6 +580,43 @@ int64_t first_divisor(int64_t n, std::initializer_list<int64_t> cands) {
   return 0;
 }
 
+// The two operands and output axes of a matmul-like kernel (see step 2 below); all null when
+// `f` is not one.
+struct MatmulAxes {
+  Ref a, b;  // LOAD nodes (under casts): a reads m, b reads n with stride 1
+  Ref m, n;  // output RANGEs
+};
+MatmulAxes find_matmul(const KernelFacts& f, const std::vector<Ref>& outputs,
+                       const std::vector<Ref>& reduces) {
+  if (f.reduces.size() != 1 || reduces.size() != 1 || f.reduces[0]->arg().as_op() != Op::kAdd ||
+      !is_float(f.reduces[0]->dtype()))
+    return {};
+  const Ref v = strip_casts(f.reduces[0]->src(0));
+  if (v->op() != Op::kMul) return {};
+  const Ref a = strip_casts(v->src(0)), b = strip_casts(v->src(1));
+  if (a->op() != Op::kLoad || b->op() != Op::kLoad) return {};
+  auto store_stride_one = [&](Ref r) {
+    for (Ref st : f.stores)
+      if (stride_one(index_expr(st->src(0)), r)) return true;
+    return false;
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    const Ref A = pass == 0 ? a : b, B = pass == 0 ? b : a;
+    Ref cn, cm;
+    for (Ref r : outputs) {
+      if (!depends_on(A, r) && stride_one(index_expr(B->src(0)), r) && (!cn || store_stride_one(r)))
+        cn = r;
+      if (!depends_on(B, r) && depends_on(A, r)) cm = r;
+    }
+    if (cn && cm) return {A, B, cm, cn};
+  }
+  return {};
+}
+
+int64_t matmul_tile_cols(int64_t n, const HeuristicOptions& o) {
+  return first_divisor(n, {o.tile_cols, o.tile_cols / 2, o.tile_cols / 4, 4});
+}
+
 }  // namespace
 
 // CPU heuristic, step by step. Axis indices are looked up again after every opt because splits
@@ -593,7 +630,13 @@ int64_t first_divisor(int64_t n, std::initializer_list<int64_t> cands) {
 //     values of B and does tile_rows x tile_cols multiply-adds into accumulators that stay in
 //     registers (the back end fuses them into FMAs and LLVM's SLP vectorizer packs the
 //     contiguous columns into vector registers). The reduce loop itself stays a loop (LLVM
-//     unrolls it); unrolling it here would turn the FMA chains into add trees.
+//     unrolls it); unrolling it here would turn the FMA chains into add trees. The default
+//     4x16 f32 tile is 8 ymm accumulators + 2 B vectors + broadcasts of A, which fits the 16
+//     AVX2 registers (4x32 spilled: 16 accumulators alone fill them). Then SWAP puts the row
+//     loop inside the column loop (one K x 16 panel of B stays in L2 for all row tiles) and
+//     THREAD cuts the row tiles into blocks of >= 256 rows, a power of two times the thread
+//     count (the outermost loop; a block of A stays in L3 while the column loop sweeps B).
+//     The runtime also packs B for such kernels (pack_matmul_operand).
 //  3. Other kernels with a reduction: UPCAST the store's stride-1 output axis by 4 or 8 (several
 //     independent accumulators, contiguous stores), then UNROLL the innermost reduce axis fully
 //     when it has at most 32 iterations, else by 4 (shorter dependency chains per iteration).
@@ -639,36 +682,30 @@ std::vector<Opt> hand_coded_opts(const OptKernel& k0, const HeuristicOptions& o)
   for (Ref r : reduces) red_elems *= r->src(0)->arg().as_int();
 
   // Step 2: matmul-like.
-  bool matmul = false;
-  if (f.reduces.size() == 1 && reduces.size() == 1 && f.reduces[0]->arg().as_op() == Op::kAdd &&
-      is_float(f.reduces[0]->dtype())) {
-    const Ref v = strip_casts(f.reduces[0]->src(0));
-    if (v->op() == Op::kMul) {
-      const Ref a = strip_casts(v->src(0)), b = strip_casts(v->src(1));
-      if (a->op() == Op::kLoad && b->op() == Op::kLoad) {
-        Ref m, n;
-        for (int pass = 0; pass < 2 && !n; ++pass) {
-          const Ref A = pass == 0 ? a : b, B = pass == 0 ? b : a;
-          Ref cn, cm;
-          for (Ref r : outputs) {
-            if (!depends_on(A, r) && stride_one(index_expr(B->src(0)), r) &&
-                (!cn || store_stride_one(r)))
-              cn = r;
-            if (!depends_on(B, r) && depends_on(A, r)) cm = r;
-          }
-          if (cn && cm) n = cn, m = cm;
-        }
-        if (n && m) {
-          matmul = true;
-          const int64_t nn = n->src(0)->arg().as_int(), mm = m->src(0)->arg().as_int();
-          const int64_t cols =
-              first_divisor(nn, {o.tile_cols, o.tile_cols / 2, o.tile_cols / 4, 4});
-          if (cols) try_apply(k, out, {OptOp::kUpcast, axis_index(n), cols});
-          const int64_t rows = first_divisor(mm, {o.tile_rows, o.tile_rows / 2, 2});
-          if (rows && expand() * rows <= OptKernel::kMaxExpand)
-            try_apply(k, out, {OptOp::kUpcast, axis_index(m), rows});
-        }
-      }
+  const MatmulAxes mmx = find_matmul(f, outputs, reduces);
+  const bool matmul = bool(mmx.n);
+  if (matmul) {
+    // Splits keep the split axis at its index (the new axis is appended): ni and mi stay valid.
+    int64_t ni = axis_index(mmx.n), mi = axis_index(mmx.m);
+    const int64_t nn = mmx.n->src(0)->arg().as_int(), mm = mmx.m->src(0)->arg().as_int();
+    const int64_t cols = matmul_tile_cols(nn, o);
+    if (cols) try_apply(k, out, {OptOp::kUpcast, ni, cols});
+    const int64_t rows = first_divisor(mm, {o.tile_rows, o.tile_rows / 2, 2});
+    if (rows && expand() * rows <= OptKernel::kMaxExpand)
+      try_apply(k, out, {OptOp::kUpcast, mi, rows});
+    // Loop order: the row loop inside the column loop, so one column panel of B (K x cols)
+    // stays in L2 while every row tile of A passes by.
+    if (mi < ni && try_apply(k, out, {OptOp::kSwap, mi, ni})) std::swap(mi, ni);
+    // Row blocks of ~256 rows as the outermost (THREAD) loop: a block of A (256 x K) stays in
+    // L3 while the column loop sweeps B, and the blocks are what the pool threads share out.
+    // With one thread the blocks are just the outermost loop.
+    const int64_t threads = std::max(o.threads, 1);
+    if (out_elems * red_elems / threads >= (int64_t{1} << 16)) {
+      const int64_t tiles = k.axes()[size_t(mi)].size();
+      const int64_t row_tile = rows ? rows : 1;
+      int64_t blocks = threads;
+      while (tiles % (blocks * 2) == 0 && tiles / (blocks * 2) * row_tile >= 256) blocks *= 2;
+      if (blocks > 1 && tiles % blocks == 0) try_apply(k, out, {OptOp::kThread, mi, blocks});
     }
   }
   // Step 3: other reductions.
@@ -714,6 +751,83 @@ std::vector<Opt> hand_coded_opts(const OptKernel& k0, const HeuristicOptions& o)
       }
     }
   }
+  return out;
+}
+
+std::optional<PackedOperand> pack_matmul_operand(Ref sink, const HeuristicOptions& o) {
+  if (!o.pack) return std::nullopt;
+  auto k = OptKernel::create(sink);
+  if (!k.ok()) return std::nullopt;
+  std::vector<Ref> outputs, reduces;
+  for (const KernelAxis& a : k->axes()) {
+    if (a.size() < 0) return std::nullopt;
+    (a.type == AxisType::kReduce ? reduces : outputs).push_back(a.range);
+  }
+  const Ref simple = simplify(sink);
+  const KernelFacts f = facts(simple);
+  const MatmulAxes mm = find_matmul(f, outputs, reduces);
+  if (!mm.n) return std::nullopt;
+  const int64_t kk = reduces[0]->src(0)->arg().as_int();
+  const int64_t rows = mm.m->src(0)->arg().as_int(), cols = mm.n->src(0)->arg().as_int();
+  const int64_t w = matmul_tile_cols(cols, o);
+  // Packing costs one pass over B; it pays when every B element is reused by many rows.
+  if (w == 0 || kk < o.pack_min || rows < o.pack_min) return std::nullopt;
+  const Ref index = mm.b->src(0);
+  const Ref buf = index->src(0);
+  const Ref p = index->src(1);
+  if (buf->op() != Op::kBuffer || p->op() == Op::kWhere) return std::nullopt;  // masked: no
+  const auto barg = buf->arg().as_ints();
+  if (barg.size() != 2) return std::nullopt;  // a local buffer (GPU) or no count
+  const int64_t count = barg[1];
+  // The row stride of B: how far one step of the reduction moves its index.
+  Context& c = sink->ctx();
+  const Ref kr = reduces[0];
+  const Ref step = simplify(substitute(p, {{kr, kr + c.cint(1)}}) - p);
+  if (step->op() != Op::kConst || step->arg().kind() != ArgKind::kInt) return std::nullopt;
+  const int64_t s = step->arg().as_int();
+  if (s < w || s % w != 0 || count % s != 0) return std::nullopt;
+  const int64_t r = count / s;
+  // Packed layout: B seen as r rows of s elements, cut into s/w column panels of width w, each
+  // panel stored row after row: element (row, col) at (col / w) * (r * w) + row * w + col % w.
+  auto packed = [&](Ref row, Ref col) { return col / w * (r * w) + row * w + col % w; };
+  const Ref np = simplify(packed(p / s, p % s));
+  // Once the heuristic upcasts n by w (n = n' * w + lane), the packed index must be affine
+  // again (no division or modulo left), else packing only adds work.
+  {
+    int64_t next = 0;
+    for (Ref x : c.toposort(sink))
+      if (x->op() == Op::kRange) next = std::max(next, x->arg().as_ints()[0] + 1);
+    const Ref split = c.range(cols / w, next, kAxisLoop) * w + c.range(w, next + 1, kAxisLoop);
+    for (Ref x : c.toposort(simplify(substitute(np, {{mm.n, split}}))))
+      if (x->op() == Op::kIDiv || x->op() == Op::kMod) return std::nullopt;
+  }
+  int64_t slots = 0;
+  for (Ref x : c.toposort(sink))
+    if (x->op() == Op::kBuffer) slots = std::max(slots, x->arg().as_ints()[0] + 1);
+  const int64_t nb[] = {slots, count};
+  const Ref pbuf = c.make(Op::kBuffer, buf->dtype(), {}, Arg::ints(nb));
+  const Ref nindex = c.make(Op::kIndex, index->dtype(), {pbuf, np});
+  // Only this load reads the packed copy (the other operand may read the same buffer).
+  const Ref nload = c.replace_src(mm.b, std::vector<Ref>{nindex});
+  PackedOperand out;
+  out.kernel = substitute(simple, {{mm.b, nload}});
+  if (out.kernel == simple) return std::nullopt;
+  out.slot = barg[0];
+  out.packed_slot = slots;
+  out.count = count;
+  // The pack kernel: slot 0 the packed copy, slot 1 the operand; rows outermost, each row
+  // read front to back, its w-wide pieces written to their panels.
+  const Ref row = c.range(r, 0, kAxisLoop), panel = c.range(s / w, 1, kAxisLoop),
+            lane = c.range(w, 2, kAxisLoop);
+  const int64_t d0[] = {0, count}, d1[] = {1, count};
+  const Ref dst = c.make(Op::kBuffer, buf->dtype(), {}, Arg::ints(d0));
+  const Ref src = c.make(Op::kBuffer, buf->dtype(), {}, Arg::ints(d1));
+  const Ref v = c.make(Op::kLoad, mm.b->dtype(),
+                       {c.make(Op::kIndex, index->dtype(), {src, row * s + panel * w + lane})});
+  const Ref st =
+      c.make(Op::kStore, DType::kVoid,
+             {c.make(Op::kIndex, index->dtype(), {dst, panel * (r * w) + row * w + lane}), v});
+  out.pack = c.make(Op::kSink, DType::kVoid, {st});
   return out;
 }
 

@@ -40,9 +40,9 @@ CpuRuntime& runtime() {
   return *rt;
 }
 
-// Runs `sink` on deterministic dyadic inputs; returns slot 0 as doubles.
-Result<std::vector<double>> run_kernel(Ref sink, const CpuKernel& ref) {
-  auto k = RG_TRY(runtime().compile(sink));
+// Runs compiled kernel k on `rt` with deterministic dyadic inputs shaped like ref's slots;
+// returns slot 0 as doubles.
+Result<std::vector<double>> run_on(CpuRuntime& rt, const CpuKernel& k, const CpuKernel& ref) {
   std::vector<CpuBuffer> bufs;
   for (size_t s = 0; s < ref.buffer_dtypes.size(); ++s) {
     const DType t = ref.buffer_dtypes[s];
@@ -56,9 +56,15 @@ Result<std::vector<double>> run_kernel(Ref sink, const CpuKernel& ref) {
   }
   std::vector<CpuBuffer*> ptrs;
   for (auto& b : bufs) ptrs.push_back(&b);
-  RG_TRY(runtime().launch(*k, ptrs, {}));
+  RG_TRY(rt.launch(k, ptrs, {}));
   const auto* f = static_cast<const float*>(bufs[0].data());
   return std::vector<double>(f, f + bufs[0].count());
+}
+
+// Runs `sink` on deterministic dyadic inputs; returns slot 0 as doubles.
+Result<std::vector<double>> run_kernel(Ref sink, const CpuKernel& ref) {
+  auto k = RG_TRY(runtime().compile(sink));
+  return run_on(runtime(), *k, ref);
 }
 
 // The kernel ASTs the scheduler makes for t.
@@ -486,17 +492,90 @@ TEST(Opt, HeuristicMatmulChoices) {
   HeuristicOptions ho;
   ho.threads = 2;
   const auto opts = hand_coded_opts(*kk, ho);
-  // Register tile: 32 columns (the stride-1 axis of B and C) x 4 rows; the 16 row blocks are
-  // split over 2 threads (64*96*48 multiply-adds is enough work).
-  const std::vector<Opt> want{
-      {OptOp::kUpcast, j, 32}, {OptOp::kUpcast, i, 4}, {OptOp::kThread, i, 2}};
+  // Register tile: 16 columns (the stride-1 axis of B and C) x 4 rows; the row loop inside
+  // the column loop (SWAP); the 16 row tiles (now axis j) are split over 2 threads
+  // (64*96*48 multiply-adds is enough work; blocks of 256 rows need a bigger matrix).
+  const std::vector<Opt> want{{OptOp::kUpcast, j, 16},
+                              {OptOp::kUpcast, i, 4},
+                              {OptOp::kSwap, i, j},
+                              {OptOp::kThread, j, 2}};
   EXPECT_EQ(opts, want) << to_string(k);
   check_same(k, opts);
   // A fresh kernel only: after any opt the heuristic stays out of the way.
   ASSERT_TRUE(kk->apply(Opt{OptOp::kUpcast, j, 2}).ok());
   EXPECT_TRUE(hand_coded_opts(*kk, ho).empty());
   // One thread: no THREAD opt.
-  EXPECT_EQ(hand_coded_opts(*OptKernel::create(k), {}).size(), 2u);
+  EXPECT_EQ(hand_coded_opts(*OptKernel::create(k), {}).size(), 3u);
+  // Large row counts are cut into blocks of 256 rows (a power of two times the threads).
+  Tensor big_a = input({1024, 64}), big_b = input({64, 32});
+  const Ref big = single_kernel(big_a.matmul(big_b));
+  ASSERT_TRUE(big);
+  const auto big_opts = hand_coded_opts(*OptKernel::create(big), ho);
+  ASSERT_EQ(big_opts.size(), 4u);
+  EXPECT_EQ(big_opts.back(), (Opt{OptOp::kThread, 1, 4}));
+}
+
+// Operand packing: a large enough matmul reads B from a packed copy (column panels of the tile
+// width, row after row); the runtime's two-kernel launch computes exactly what the plain kernel
+// computes, also when both operands are the same buffer.
+TEST(Opt, HeuristicPacksMatmulOperand) {
+  Tensor a = input({128, 160}), b = input({160, 192}), sq = input({128, 128});
+  CpuRuntimeOptions ro;
+  ro.opt_level = 1;
+  ro.threads = 2;
+  ro.min_parallel_work = 0;
+  ro.pack = true;
+  ro.heuristic = true;
+  auto rt = CpuRuntime::create(ro);
+  ASSERT_TRUE(rt.ok());
+  const char* noopt = std::getenv("RAWGPU_NOOPT");
+  const char* nopack = std::getenv("RAWGPU_NOPACK");
+  const bool packing =
+      !(noopt && std::string(noopt) == "1") && !(nopack && std::string(nopack) == "1");
+  // {matmul, elements of B, the packed copy's slot}: x @ x reads one buffer (slots 0, 1).
+  struct Case {
+    Tensor t;
+    int64_t b_count, packed_slot;
+  };
+  const Case cases[] = {{a.matmul(b), 160 * 192, 3}, {sq.matmul(sq), 128 * 128, 2}};
+  for (const auto& [t, b_count, packed_slot] : cases) {
+    const Ref mm = single_kernel(t);
+    ASSERT_TRUE(mm);
+    auto p = pack_matmul_operand(mm);
+    ASSERT_TRUE(p.has_value()) << to_string(mm);
+    EXPECT_EQ(p->packed_slot, packed_slot);
+    EXPECT_EQ(p->count, b_count);
+    // The packed kernel reads slot 3 and still computes the matmul (slot 3 filled by the pack).
+    auto plain = runtime().compile(mm);
+    ASSERT_TRUE(plain.ok());
+    auto want = run_kernel(mm, **plain);
+    ASSERT_TRUE(want.ok()) << want.error().to_string();
+    auto ck = (*rt)->compile_optimized(mm);
+    ASSERT_TRUE(ck.ok()) << ck.error().to_string();
+    if (!packing) continue;
+    ASSERT_NE((*ck)->pack, nullptr);
+    EXPECT_EQ((*ck)->buffer_counts, (*plain)->buffer_counts);
+    EXPECT_EQ((*ck)->buffer_dtypes, (*plain)->buffer_dtypes);
+    auto got = run_on(**rt, **ck, **plain);
+    ASSERT_TRUE(got.ok()) << got.error().to_string();
+    EXPECT_EQ(*got, *want);
+    // A launch with the wrong buffers is refused before anything runs.
+    CpuBuffer one(DType::kFloat32, 4);
+    CpuBuffer* few[] = {&one};
+    auto bad = (*rt)->launch(**ck, few, {});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().code(), Errc::kInvalidArgument);
+  }
+  // Not packed: too small (pack_min), or B read through a padding gate.
+  Tensor s1 = input({64, 48}), s2 = input({48, 96});
+  EXPECT_FALSE(pack_matmul_operand(single_kernel(s1.matmul(s2))).has_value());
+  Tensor bp = input({160, 190}).pad({{0, 0}, {1, 1}});
+  const Ref masked = single_kernel(a.matmul(bp));
+  ASSERT_TRUE(masked);
+  EXPECT_FALSE(pack_matmul_operand(masked).has_value()) << to_string(masked);
+  HeuristicOptions off;
+  off.pack = false;
+  EXPECT_FALSE(pack_matmul_operand(single_kernel(a.matmul(b)), off).has_value());
 }
 
 TEST(Opt, HeuristicReduceChoices) {

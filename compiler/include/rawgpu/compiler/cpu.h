@@ -63,6 +63,13 @@ struct CpuKernel {
   // Per buffer slot: dtype and declared element count (BUFFER arg (slot, count); -1 unknown).
   std::vector<DType> buffer_dtypes;
   std::vector<int64_t> buffer_counts;
+  // Operand packing (compile_optimized of a large matmul, see pack_matmul_operand): launch()
+  // first runs `pack` to copy the buffer in slot `pack_slot` into `pack_buffer`, then this
+  // kernel with `pack_buffer` as one extra slot after the caller's. buffer_dtypes/counts
+  // describe the caller's slots only.
+  const CpuKernel* pack = nullptr;
+  int64_t pack_slot = -1;
+  std::shared_ptr<CpuBuffer> pack_buffer;
 };
 
 struct CpuRuntimeOptions {
@@ -75,6 +82,9 @@ struct CpuRuntimeOptions {
   // matmuls, upcast/unroll of reductions, THREAD). RAWGPU_NOOPT=1 in the environment turns it
   // off for every runtime created afterwards.
   bool heuristic = true;
+  // With the heuristic: large matmuls read a packed copy of their B operand
+  // (pack_matmul_operand). RAWGPU_NOPACK=1 turns it off.
+  bool pack = true;
 };
 
 // Seconds spent by CpuRuntime::compile on cache misses, per stage, summed over kernels.

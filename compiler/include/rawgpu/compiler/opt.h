@@ -158,9 +158,28 @@ struct HeuristicOptions {
   // Register tile for matmul-like kernels: rows (the axis the first operand depends on) x
   // columns (the stride-1 output axis). Overridable with RAWGPU_GEMM_TILE=RxC for experiments.
   int64_t tile_rows = 4;
-  int64_t tile_cols = 32;
+  int64_t tile_cols = 16;
+  // pack_matmul_operand: on, and the least reduction length and row count that make it pay.
+  bool pack = true;
+  int64_t pack_min = 128;
 };
 std::vector<Opt> hand_coded_opts(const OptKernel& k, const HeuristicOptions& o = {});
+
+// Operand packing for matmul-like kernels on the CPU. B (the operand read with stride 1 along
+// the output columns) is usually read a row at a time down the reduction: row-major B with a
+// power-of-two row length puts every row of a column panel in the same few cache sets (4 KiB
+// aliasing) and on its own page. Packing copies B into column panels as wide as the register
+// tile (matmul_tile_cols), each stored row after row, so the kernel reads one contiguous
+// stream per panel. Returns nullopt when the kernel is not matmul-like, B's index is masked or
+// not affine in the packed layout, or the matmul is too small (pack_min).
+struct PackedOperand {
+  Ref kernel;                // the kernel reading B's packed copy from slot `packed_slot`
+  Ref pack;                  // the copy kernel: slot 0 = packed copy, slot 1 = B
+  int64_t slot = -1;         // B's slot in the original kernel
+  int64_t packed_slot = -1;  // one past the original kernel's last slot
+  int64_t count = 0;         // elements of B (and of the packed copy)
+};
+std::optional<PackedOperand> pack_matmul_operand(Ref sink, const HeuristicOptions& o = {});
 
 // compile_gpu of the optimized kernel: spec.gpu.applied_opts starts with one "OPT <opt>" entry
 // per opt (then gpu_lower's own notes), so rebuild_opts(spec) + apply_all reproduces it.
