@@ -22,11 +22,22 @@ constexpr uint32_t kNoBin = std::numeric_limits<uint32_t>::max();
 constexpr uint32_t kUsed = std::numeric_limits<uint32_t>::max();
 constexpr uint32_t kDead = kUsed - 1;
 constexpr uint32_t kMaxNodes = kDead - 1;
+// An allocated node's next_free: bits 0..5 log2 of the requested alignment, bits 6..31 the
+// alignment padding in front of the allocation, in granules.
+constexpr unsigned kPadBitShift = 6;
+constexpr uint64_t kMaxPadGranules = (uint64_t{1} << (32 - kPadBitShift)) - 1;
+#ifndef RAWGPU_TLSF_PAD_SHIFT
+#define RAWGPU_TLSF_PAD_SHIFT 0
+#endif
+// Padding is kept inside an allocated block while it is at most bytes >> kPadShift.
+constexpr unsigned kPadShift = RAWGPU_TLSF_PAD_SHIFT;
 
 // One block, 32 bytes: the fields a list operation touches share a cache line. While a block is
-// allocated, prev_free is kUsed and next_free holds log2 of the requested alignment (for
-// check_invariants); recycled slots have prev_free kDead and chain through next_phys. A free
-// block's bin is a function of its size and is recomputed (a few ALU ops) instead of stored.
+// allocated, prev_free is kUsed, addr and size are the allocation's (what alloc returned and
+// size_of reports) and next_free holds log2 of the requested alignment (for check_invariants)
+// and the alignment padding between the block's start and addr; recycled slots have prev_free
+// kDead and chain through next_phys. A free block's bin is a function of its size and is
+// recomputed (a few ALU ops) instead of stored.
 struct Node {
   uint64_t addr;
   uint64_t size;
@@ -64,6 +75,7 @@ struct Tlsf::Impl {
   AddrIndex index;
   // O(1) counters; free bytes/blocks follow from them.
   uint64_t used_bytes = 0;
+  uint64_t pad_bytes = 0;  // alignment padding inside allocated blocks
   uint64_t used_blocks = 0;
   uint64_t live_nodes = 0;
   // Flat bin -> first free node (kNil: empty), sized for the largest second-level count; in the
@@ -205,11 +217,15 @@ struct Tlsf::Impl {
   // Offset into block i where an aligned allocation of `bytes` would start, or UINT64_MAX.
   uint64_t fit_offset(uint32_t i, uint64_t bytes, uint64_t align) const {
     const Node& n = nodes[i];
-    const uint64_t a = (n.addr + align - 1) & ~(align - 1);  // cannot wrap: addr+size <= 2^64
-    if (a < n.addr) return UINT64_MAX;
-    const uint64_t pre = a - n.addr;
+    const uint64_t pre = (0 - n.addr) & (align - 1);  // distance to the next aligned address
     if (pre > n.size || n.size - pre < bytes) return UINT64_MAX;
     return pre;
+  }
+
+  // Alignment padding up to this many bytes in front of an allocation stays inside the
+  // allocated block (recorded in the node) instead of becoming a free block of its own.
+  uint64_t pad_limit(uint64_t bytes) const {
+    return std::min(bytes >> kPadShift, kMaxPadGranules << gshift);
   }
 
   // Allocates `bytes` at offset `pre` inside free block i; `head_of` is the bin whose list i
@@ -225,7 +241,8 @@ struct Tlsf::Impl {
     else
       unlink_free<S>(N, i);
     Node& n = N[i];
-    if (pre > 0) {
+    if (pre > pad_limit(bytes)) {
+      // A large gap in front becomes a free block.
       const uint32_t p = pop_node(N);
       Node& pn = N[p];
       pn.addr = n.addr;
@@ -240,7 +257,13 @@ struct Tlsf::Impl {
       n.addr += pre;
       n.size -= pre;
       link_free<S>(N, p);
+      pre = 0;
     }
+    // What is left of the gap (usually all of it, often nothing) is padding: the node's
+    // address becomes the allocation's, the block still starts pre bytes earlier.
+    n.addr += pre;
+    n.size -= pre;
+    pad_bytes += pre;
     if (n.size > bytes) {
       const uint32_t t = pop_node(N);
       Node& tn = N[t];
@@ -254,14 +277,22 @@ struct Tlsf::Impl {
       link_free<S>(N, t);
     }
     n.prev_free = kUsed;
-    n.next_free = static_cast<uint32_t>(std::countr_zero(align));
+    n.next_free = static_cast<uint32_t>(std::countr_zero(align)) |
+                  static_cast<uint32_t>((pre >> gshift) << kPadBitShift);
     used_bytes += n.size;
     ++used_blocks;
     index.insert(NodeAddr{N}, n.addr, i);
     return n.addr;
   }
 
-  uint64_t free_bytes() const { return size - used_bytes; }
+  uint64_t free_bytes() const { return size - used_bytes - pad_bytes; }
+  // The padding in front of allocated node n (bytes).
+  uint64_t pad_of(const Node& n) const {
+    return static_cast<uint64_t>(n.next_free >> kPadBitShift) << gshift;
+  }
+  // Start and length of the block of node n (allocated blocks include their padding).
+  uint64_t block_start(const Node& n) const { return is_free(n) ? n.addr : n.addr - pad_of(n); }
+  uint64_t block_size(const Node& n) const { return is_free(n) ? n.size : n.size + pad_of(n); }
   uint64_t free_blocks() const { return live_nodes - used_blocks; }
 
   uint64_t largest_free() const {
@@ -276,7 +307,7 @@ struct Tlsf::Impl {
 
   uint32_t block_containing(uint64_t addr) const {
     for (uint32_t i = first; i != kNil; i = nodes[i].next_phys)
-      if (addr - nodes[i].addr < nodes[i].size) return i;
+      if (addr - block_start(nodes[i]) < block_size(nodes[i])) return i;
     return kNil;
   }
 
@@ -323,6 +354,11 @@ struct Tlsf::Impl {
                         "TLSF free of %s, which lies in free space [%s, %s): double free or never "
                         "allocated",
                         hex(addr).c_str(), hex(b.addr).c_str(), hex(b.addr + b.size).c_str());
+    if (addr < b.addr)
+      return make_error(Errc::kInvalidArgument,
+                        "TLSF free of %s, which is not an allocation start (it lies in the "
+                        "alignment padding in front of the allocation at %s)",
+                        hex(addr).c_str(), hex(b.addr).c_str());
     return make_error(Errc::kInvalidArgument,
                       "TLSF free of %s, which is not an allocation start (it lies inside the "
                       "allocation at %s of %s)",
@@ -384,26 +420,29 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
   if (bytes > m.free_bytes()) [[unlikely]]
     return m.out_of_space(size, align);
   const uint64_t n = bytes >> m.gshift;
-  const uint32_t good = m.template find_bin<S>(m.template fit_bin_of<S>(n));
-
-  if (align == m.granule) {
-    // Plain good fit: the first block of the first bin that guarantees a fit.
-    if (good != kNoBin) [[likely]]
-      return m.template take<S>(m.heads[good], good, 0, bytes, align);
+  uint32_t b = m.template find_bin<S>(m.template fit_bin_of<S>(n));
+  if (b == kNoBin) [[unlikely]]
     return m.template alloc_slow<S>(size, align);
+  // The head of the good-fit bin holds `bytes`; it takes the request if it also absorbs the
+  // alignment (always for unaligned requests: the gap is then zero). Otherwise the head of the
+  // first bin that guarantees a fit after alignment (size + align - granule).
+  uint32_t i = m.heads[b];
+  uint64_t pre = (0 - m.nodes[i].addr) & (align - 1);
+  if (m.nodes[i].size - bytes < pre) [[unlikely]] {
+    const uint64_t slack = (align >> m.gshift) - 1;
+    b = n > std::numeric_limits<uint64_t>::max() - slack
+            ? kNoBin
+            : m.template find_bin<S>(m.template fit_bin_of<S>(n + slack));
+    if (b == kNoBin) [[unlikely]]
+      return m.template alloc_slow<S>(size, align);
+    i = m.heads[b];
+    pre = (0 - m.nodes[i].addr) & (align - 1);
   }
-
-  // Aligned: first the head of the ordinary good-fit bin (usually large enough to absorb the
-  // alignment), then the bin that guarantees a fit after alignment (size + align - granule).
-  if (good != kNoBin) [[likely]] {
-    const uint64_t pre = m.fit_offset(m.heads[good], bytes, align);
-    if (pre != UINT64_MAX) return m.template take<S>(m.heads[good], good, pre, bytes, align);
-  }
-  return m.template alloc_slow<S>(size, align);
+  return m.template take<S>(i, b, pre, bytes, align);
 }
 
-// Everything after the head of the good-fit bin: out of line, so that the hot path above keeps
-// its values in registers.
+// The rare cases: no bin guarantees a fit (scan n's own bin, or every large-enough free block for
+// an aligned request). Out of line, so that the hot path above keeps its values in registers.
 template <unsigned S>
 Result<uint64_t> Tlsf::Impl::alloc_slow(uint64_t size, uint64_t align) {
   Impl& m = *this;
@@ -416,19 +455,6 @@ Result<uint64_t> Tlsf::Impl::alloc_slow(uint64_t size, uint64_t align) {
     for (uint32_t i = m.heads[own]; i != kNil; i = m.nodes[i].next_free)
       if (m.nodes[i].size >= bytes) return m.template take<S>(i, kNoBin, 0, bytes, align);
     return m.out_of_space(size, align);
-  }
-  const uint64_t slack = (align >> m.gshift) - 1;
-  const uint32_t sure_bin = n > std::numeric_limits<uint64_t>::max() - slack
-                                ? kNoBin
-                                : m.template fit_bin_of<S>(n + slack);
-  if (sure_bin != kNoBin) {
-    const uint32_t b = m.template find_bin<S>(sure_bin);
-    if (b != kNoBin) {
-      const uint32_t i = m.heads[b];
-      const uint64_t pre = m.fit_offset(i, bytes, align);
-      RG_ASSERT(pre != UINT64_MAX, "a block in the guaranteed bin does not fit");
-      return m.template take<S>(i, b, pre, bytes, align);
-    }
   }
   // Exhaustive: every free block that is large enough at all.
   for (uint32_t b = m.template find_bin<S>(m.template bin_of<S>(n)); b != kNoBin;
@@ -448,9 +474,13 @@ Status Tlsf::Impl::free_t(uint64_t addr) {
   if (i == kNil) [[unlikely]]
     return m.free_error(addr);
   Node* N = m.nodes.data();
+  // The block starts `pad` bytes before the allocation.
+  const uint64_t pad = m.pad_of(N[i]);
   m.used_bytes -= N[i].size;
+  m.pad_bytes -= pad;
   --m.used_blocks;
-  uint64_t bytes = N[i].size;
+  uint64_t bytes = N[i].size + pad;
+  N[i].addr -= pad;
   const uint32_t prev = N[i].prev_phys;
   uint32_t next = N[i].next_phys;
   // Coalesce with the previous block: it absorbs this one.
@@ -523,6 +553,7 @@ bool Tlsf::is_allocated(uint64_t addr) const {
 TlsfStats Tlsf::stats() const {
   TlsfStats s;
   s.used = impl_->used_bytes;
+  s.padding = impl_->pad_bytes;
   s.free = impl_->free_bytes();
   s.largest_free = impl_->largest_free();
   s.used_blocks = impl_->used_blocks;
@@ -544,7 +575,8 @@ uint64_t Tlsf::min_block() const { return impl_->granule; }
 
 void Tlsf::for_each_block_impl(void (*cb)(void*, uint64_t, uint64_t, bool), void* ctx) const {
   for (uint32_t i = impl_->first; i != kNil; i = impl_->nodes[i].next_phys)
-    cb(ctx, impl_->nodes[i].addr, impl_->nodes[i].size, Impl::is_free(impl_->nodes[i]));
+    cb(ctx, impl_->block_start(impl_->nodes[i]), impl_->block_size(impl_->nodes[i]),
+       Impl::is_free(impl_->nodes[i]));
 }
 
 Status Tlsf::check_invariants() const {
@@ -557,19 +589,21 @@ Status Tlsf::check_invariants() const {
   uint32_t prev = kNil;
   bool prev_free = false;
   size_t steps = 0;
+  uint64_t pads = 0;
   for (uint32_t i = m.first; i != kNil; i = m.nodes[i].next_phys) {
     if (++steps > m.nodes.size()) return bad("physical block list has a cycle");
     const Node& n = m.nodes[i];
     if (n.prev_phys != prev)
       return bad(strformat("block %s has a wrong prev link", hex(n.addr).c_str()));
-    if (n.addr != expect)
-      return bad(strformat("block at %s, expected %s (gap or overlap)", hex(n.addr).c_str(),
+    if (n.prev_free == kDead)
+      return bad(strformat("recycled node in the block list at %s", hex(n.addr).c_str()));
+    const bool nfree_ = Impl::is_free(n);
+    const uint64_t start = m.block_start(n), bsize = m.block_size(n);
+    if (start != expect)
+      return bad(strformat("block at %s, expected %s (gap or overlap)", hex(start).c_str(),
                            hex(expect).c_str()));
     if (n.size == 0 || n.size % m.granule != 0)
       return bad(strformat("block %s has size %s", hex(n.addr).c_str(), hex(n.size).c_str()));
-    const bool nfree_ = Impl::is_free(n);
-    if (n.prev_free == kDead)
-      return bad(strformat("recycled node in the block list at %s", hex(n.addr).c_str()));
     if (nfree_ && prev_free)
       return bad(strformat("adjacent free blocks at %s", hex(n.addr).c_str()));
     if (nfree_) {
@@ -580,21 +614,28 @@ Status Tlsf::check_invariants() const {
     } else {
       used += n.size;
       ++nused;
-      if (n.next_free >= 64 || n.addr % (uint64_t{1} << n.next_free) != 0)
+      const unsigned align_log2 = n.next_free & ((1u << kPadBitShift) - 1);
+      const uint64_t pad = m.pad_of(n);
+      pads += pad;
+      if (n.addr % (uint64_t{1} << align_log2) != 0)
         return bad(strformat("allocation %s is not aligned to %s", hex(n.addr).c_str(),
-                             hex(uint64_t{1} << (n.next_free & 63)).c_str()));
+                             hex(uint64_t{1} << align_log2).c_str()));
+      if (pad != 0 && (pad >= (uint64_t{1} << align_log2) || pad > m.pad_limit(n.size)))
+        return bad(strformat("allocation %s (%s bytes, aligned to %s) has %s bytes of padding",
+                             hex(n.addr).c_str(), hex(n.size).c_str(),
+                             hex(uint64_t{1} << align_log2).c_str(), hex(pad).c_str()));
       if (m.index.find(NodeAddr{m.nodes.data()}, n.addr) != i)
         return bad(strformat("allocation %s is missing from the index", hex(n.addr).c_str()));
     }
-    covered += n.size;
-    expect = n.addr + n.size;
+    covered += bsize;
+    expect = start + bsize;
     prev = i;
     prev_free = nfree_;
   }
   if (covered != m.size)
     return bad(strformat("blocks cover %s of %s bytes", hex(covered).c_str(), hex(m.size).c_str()));
-  if (used != m.used_bytes || freeb != m.free_bytes() || nused != m.used_blocks ||
-      nfree != m.free_blocks())
+  if (used != m.used_bytes || pads != m.pad_bytes || freeb != m.free_bytes() ||
+      nused != m.used_blocks || nfree != m.free_blocks())
     return bad("byte or block counters disagree with the blocks");
   if (m.index.size() != nused) return bad("allocation index size disagrees with the blocks");
   if ((m.index.size() << AddrIndex::kLoadShift) > m.index.capacity())

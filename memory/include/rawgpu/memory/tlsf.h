@@ -42,6 +42,8 @@ struct TlsfConfig {
 struct TlsfStats {
   uint64_t used = 0;          // bytes in allocated blocks (rounded to min_block)
   uint64_t free = 0;          // bytes in free blocks
+  uint64_t padding = 0;       // alignment padding kept inside allocated blocks (used + padding +
+                              // free = the range size)
   uint64_t largest_free = 0;  // the largest free block
   uint64_t used_blocks = 0;
   uint64_t free_blocks = 0;
