@@ -1,3 +1,12 @@
+// GCC's straight-line vectorizer packs pairs of 64-bit field updates of the hot paths
+// (addr/size, the byte counters) into SSE loads, shuffles and stores: about 35 more instructions
+// per alloc+free pair than the scalar code (callgrind), for no gain. It is
+// switched off for the whole translation unit, headers included: GCC does not inline across
+// functions with different optimization options (the address index would call NodeAddr).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-slp-vectorize")
+#endif
+
 #include "rawgpu/memory/tlsf.h"
 
 #include <algorithm>
@@ -8,13 +17,6 @@
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
 #include "tlsf_index.h"
-
-// GCC's straight-line vectorizer packs pairs of 64-bit field updates of the hot paths
-// (addr/size, the byte counters) into SSE loads, shuffles and stores: about 35 more instructions
-// per alloc+free pair than the scalar code (callgrind), for no gain.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("no-tree-slp-vectorize")
-#endif
 
 namespace rawgpu::memory {
 
@@ -340,6 +342,10 @@ struct Tlsf::Impl {
   [[gnu::always_inline]] inline Status free_t(uint64_t addr);
   template <unsigned S>
   [[gnu::noinline]] Result<uint64_t> alloc_slow(uint64_t size, uint64_t align);
+  template <unsigned S>
+  [[gnu::noinline]] Result<uint64_t> no_room(uint64_t size, uint64_t align, uint64_t bytes);
+  bool fits_with_padding_released(uint64_t bytes, uint64_t align) const;
+  void release_all_padding();
   [[gnu::noinline]] Result<uint64_t> alloc_other(uint64_t size, uint64_t align);
   [[gnu::noinline]] Status free_other(uint64_t addr);
 
@@ -441,7 +447,7 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
   align = std::max(align, m.template gran<S>());
   // size <= m.size <= 2^64 - granule: no overflow.
   const uint64_t bytes = (size + m.template gran<S>() - 1) & ~(m.template gran<S>() - 1);
-  if (bytes > m.free_bytes()) [[unlikely]]
+  if (bytes > m.size - m.used_bytes) [[unlikely]]  // not even with all padding released
     return m.out_of_space(size, align);
   const uint64_t n = bytes >> m.template gs<S>();
   uint32_t b = m.template find_bin<S>(m.template fit_bin_of<S>(n));
@@ -478,7 +484,7 @@ Result<uint64_t> Tlsf::Impl::alloc_slow(uint64_t size, uint64_t align) {
     const uint32_t own = m.template bin_of<S>(n);
     for (uint32_t i = m.heads[own]; i != kNil; i = m.nodes[i].next_free)
       if (m.nodes[i].size >= bytes) return m.template take<S>(i, kNoBin, 0, bytes, align);
-    return m.out_of_space(size, align);
+    return m.template no_room<S>(size, align, bytes);
   }
   // Exhaustive: every free block that is large enough at all.
   for (uint32_t b = m.template find_bin<S>(m.template bin_of<S>(n)); b != kNoBin;
@@ -488,13 +494,81 @@ Result<uint64_t> Tlsf::Impl::alloc_slow(uint64_t size, uint64_t align) {
       if (pre != UINT64_MAX) return m.template take<S>(i, kNoBin, pre, bytes, align);
     }
   }
-  return m.out_of_space(size, align);
+  return m.template no_room<S>(size, align, bytes);
+}
+
+// No free block holds the request. Padding kept in front of allocations is free space too: if
+// the request fits once it is released, release it all (it merges with neighbouring free
+// blocks) and allocate again; otherwise fail with nothing changed. So an allocation fails only
+// when no gap between allocations can hold it, padding or not.
+template <unsigned S>
+Result<uint64_t> Tlsf::Impl::no_room(uint64_t size, uint64_t align, uint64_t bytes) {
+  if (pad_bytes == 0 || !fits_with_padding_released(bytes, align)) return out_of_space(size, align);
+  release_all_padding();
+  return alloc_t<S>(size, align);
+}
+
+bool Tlsf::Impl::fits_with_padding_released(uint64_t bytes, uint64_t align) const {
+  // Runs of free blocks and paddings (a padding always ends at its allocation) in address order.
+  auto fits = [&](uint64_t lo, uint64_t hi) {
+    const uint64_t a = lo + ((0 - lo) & (align - 1));
+    return a >= lo && a <= hi && hi - a >= bytes;
+  };
+  uint64_t lo = 0, hi = 0;
+  bool open = false;
+  for (uint32_t i = first; i != kNil; i = nodes[i].next_phys) {
+    const Node& n = nodes[i];
+    if (is_free(n)) {
+      if (!open) lo = n.addr;
+      hi = n.addr + n.size;
+      open = true;
+      continue;
+    }
+    const uint64_t pad = pad_of(n);
+    if (pad != 0) {
+      if (!open) lo = n.addr - pad;
+      hi = n.addr;
+      open = true;
+    }
+    if (open && fits(lo, hi)) return true;
+    open = false;
+  }
+  return open && fits(lo, hi);
+}
+
+void Tlsf::Impl::release_all_padding() {
+  for (uint32_t i = first; i != kNil; i = nodes[i].next_phys) {
+    if (is_free(nodes[i]) || pad_of(nodes[i]) == 0) continue;
+    reserve_two();
+    Node* N = nodes.data();
+    Node& n = N[i];
+    const uint64_t pad = pad_of(n);
+    const uint32_t prev = n.prev_phys;
+    if (prev != kNil && is_free(N[prev])) {
+      unlink_free(N, prev);
+      N[prev].size += pad;
+      link_free(N, prev);
+    } else {
+      const uint32_t p = pop_node(N);
+      N[p] = Node{n.addr - pad, pad, prev, i, kNil, kNil};
+      if (prev != kNil)
+        N[prev].next_phys = p;
+      else
+        first = p;
+      n.prev_phys = p;
+      link_free(N, p);
+    }
+    n.next_free &= (1u << kPadBitShift) - 1;
+    pad_bytes -= pad;
+  }
 }
 
 template <unsigned S>
 Status Tlsf::Impl::free_t(uint64_t addr) {
   Impl& m = *this;
-  uint32_t i = addr - m.base < m.size ? m.index.take(NodeAddr{m.nodes.data()}, addr) : kNil;
+  // Only allocation starts are in the index (an address outside the range is not found either;
+  // free_error() sorts out why).
+  uint32_t i = m.index.take(NodeAddr{m.nodes.data()}, addr);
   if (i == kNil) [[unlikely]]
     return m.free_error(addr);
   Node* N = m.nodes.data();

@@ -133,6 +133,34 @@ TEST(Tlsf, SmallAlignmentGapBecomesPadding) {
   ASSERT_INVARIANTS(t);
 }
 
+// Padding is free space when a request needs it: an allocation that only fits once the padding
+// is released gets it; one that does not fit even then fails and changes nothing.
+TEST(Tlsf, PaddingIsReleasedWhenARequestNeedsIt) {
+  Tlsf t = make(1024);
+  ASSERT_EQ(*t.alloc(16), 0u);
+  ASSERT_EQ(*t.alloc(100, 64), 64u);  // padding [16, 64)
+  ASSERT_EQ(*t.alloc(1024 - 176), 176u);
+  TlsfStats s = t.stats();
+  EXPECT_EQ(s.free, 0u);
+  EXPECT_EQ(s.padding, 48u);
+  // 64 bytes fit nowhere, not even in the 48 bytes of padding: unchanged.
+  auto r = t.alloc(64);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().is(Errc::kOutOfMemory));
+  EXPECT_EQ(t.stats().padding, 48u);
+  EXPECT_EQ(t.stats().free_blocks, 0u);
+  ASSERT_INVARIANTS(t);
+  // 32 bytes fit in the padding.
+  EXPECT_EQ(*t.alloc(32), 16u);
+  s = t.stats();
+  EXPECT_EQ(s.padding, 0u);
+  EXPECT_EQ(s.free, 16u);  // [48, 64)
+  EXPECT_EQ(s.free_blocks, 1u);
+  ASSERT_INVARIANTS(t);
+  EXPECT_EQ(*t.alloc(16, 16), 48u);
+  ASSERT_INVARIANTS(t);
+}
+
 TEST(Tlsf, ExhaustionReportsLargestFreeBlock) {
   Tlsf t = make(1024);
   auto r = t.alloc(2048);
@@ -373,21 +401,21 @@ TEST(TlsfIndex, AlignedAddressesKeepProbeChainsShort) {
 // --- Model-based randomized test ------------------------------------------------------------
 
 // Live ranges in a std::map; every TLSF answer is checked against it. An allocation may fail
-// only if no free space between allocated blocks can hold it at the requested alignment. The
-// allocator may keep a small alignment gap in front of an allocation inside its block
-// (TlsfStats::padding); the model takes the block extents from for_each_block() after checking
-// that each allocated block holds exactly one live allocation, that its padding is in front,
-// below the allocation's alignment and at most the allocation's size.
+// only if no gap between live allocations can hold it at the requested alignment (alignment
+// padding the allocator keeps in front of allocations counts as such a gap: it is released when
+// a request needs it). blocks() checks the padding: each allocated block (for_each_block) holds
+// exactly one live allocation, its padding is in front, below the allocation's alignment and at
+// most the allocation's size.
 class TlsfModel {
  public:
   TlsfModel(uint64_t base, uint64_t size, uint64_t granule)
       : base_(base), size_(size), granule_(granule) {}
-  // The allocated blocks [start, end), verified against the live allocations; sets `padding`.
-  std::vector<std::pair<uint64_t, uint64_t>> blocks(const Tlsf& t, uint64_t& padding) const {
-    std::vector<std::pair<uint64_t, uint64_t>> out;
-    padding = 0;
+  // Verifies the allocated blocks against the live allocations; returns the total padding.
+  uint64_t padding(const Tlsf& t) const {
+    uint64_t padding = 0, blocks = 0;
     t.for_each_block([&](uint64_t start, uint64_t len, bool free) {
       if (free) return;
+      ++blocks;
       auto it = live_.lower_bound(start);
       EXPECT_TRUE(it != live_.end()) << "allocated block " << start << " holds no allocation";
       if (it == live_.end()) return;
@@ -397,20 +425,19 @@ class TlsfModel {
       EXPECT_LT(pad, align_.at(a)) << "padding in front of " << a;
       EXPECT_LE(pad, bytes) << "padding in front of " << a;
       padding += pad;
-      out.push_back({start, start + len});
     });
-    EXPECT_EQ(out.size(), live_.size());
-    return out;
+    EXPECT_EQ(blocks, live_.size());
+    return padding;
   }
-  bool can_fit(const Tlsf& t, uint64_t bytes, uint64_t align) const {
-    uint64_t cursor = base_, padding = 0;
+  bool can_fit(uint64_t bytes, uint64_t align) const {
+    uint64_t cursor = base_;
     auto fits = [&](uint64_t lo, uint64_t hi) {
       const uint64_t a = (lo + align - 1) / align * align;
       return a >= lo && a <= hi && hi - a >= bytes;
     };
-    for (const auto& [start, end] : blocks(t, padding)) {
+    for (const auto& [start, sz] : live_) {
       if (fits(cursor, start)) return true;
-      cursor = end;
+      cursor = start + sz;
     }
     return fits(cursor, base_ + size_);
   }
@@ -459,7 +486,7 @@ void run_model(uint64_t seed, int ops, int check_every) {
       } else {
         ++failures;
         ASSERT_TRUE(a.error().is(Errc::kOutOfMemory)) << a.error().to_string();
-        ASSERT_FALSE(model.can_fit(t, bytes, std::max(align, kGranule)))
+        ASSERT_FALSE(model.can_fit(bytes, std::max(align, kGranule)))
             << "op " << op << ": TLSF refused " << bytes << " aligned " << align
             << " although a gap fits";
       }
@@ -489,8 +516,7 @@ void run_model(uint64_t seed, int ops, int check_every) {
       for (const auto& [s, sz] : model.live_) used += sz;
       ASSERT_EQ(t.stats().used, used);
       ASSERT_EQ(t.stats().used_blocks, model.live_.size());
-      uint64_t padding = 0;
-      (void)model.blocks(t, padding);
+      const uint64_t padding = model.padding(t);
       ASSERT_EQ(t.stats().padding, padding);
       ASSERT_EQ(t.stats().used + t.stats().padding + t.stats().free, kSize);
       total_padding += padding;
