@@ -1,3 +1,12 @@
+// GCC's straight-line vectorizer packs pairs of 64-bit field updates of the hot paths
+// (addr/size, the byte counters) into SSE loads, shuffles and stores: about 35 more instructions
+// per alloc+free pair than the scalar code (callgrind), for no gain. It is
+// switched off for the whole translation unit, headers included: GCC does not inline across
+// functions with different optimization options (the address index would call NodeAddr).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-slp-vectorize")
+#endif
+
 #include "rawgpu/memory/tlsf.h"
 
 #include <algorithm>
@@ -22,11 +31,17 @@ constexpr uint32_t kNoBin = std::numeric_limits<uint32_t>::max();
 constexpr uint32_t kUsed = std::numeric_limits<uint32_t>::max();
 constexpr uint32_t kDead = kUsed - 1;
 constexpr uint32_t kMaxNodes = kDead - 1;
+// An allocated node's next_free: bits 0..5 log2 of the requested alignment, bits 6..31 the
+// alignment padding in front of the allocation, in granules.
+constexpr unsigned kPadBitShift = 6;
+constexpr uint64_t kMaxPadGranules = (uint64_t{1} << (32 - kPadBitShift)) - 1;
 
 // One block, 32 bytes: the fields a list operation touches share a cache line. While a block is
-// allocated, prev_free is kUsed and next_free holds log2 of the requested alignment (for
-// check_invariants); recycled slots have prev_free kDead and chain through next_phys. A free
-// block's bin is a function of its size and is recomputed (a few ALU ops) instead of stored.
+// allocated, prev_free is kUsed, addr and size are the allocation's (what alloc returned and
+// size_of reports) and next_free holds log2 of the requested alignment (for check_invariants)
+// and the alignment padding between the block's start and addr; recycled slots have prev_free
+// kDead and chain through next_phys. A free block's bin is a function of its size and is
+// recomputed (a few ALU ops) instead of stored.
 struct Node {
   uint64_t addr;
   uint64_t size;
@@ -54,6 +69,7 @@ struct Tlsf::Impl {
   uint64_t max_align = 0;  // max(size, granule)
   unsigned gshift = 0;     // log2(granule)
   unsigned sll = 0;        // log2(second-level count)
+  unsigned cfg = 0;        // sll | (gshift + 1) << 8: kDefaultCfg selects the inlined hot paths
   uint64_t fl_bitmap = 0;
   uint32_t nbins = 0;                    // 64 << sll
   std::array<uint64_t, 64> sl_bitmap{};  // one word per first level
@@ -64,8 +80,8 @@ struct Tlsf::Impl {
   AddrIndex index;
   // O(1) counters; free bytes/blocks follow from them.
   uint64_t used_bytes = 0;
+  uint64_t pad_bytes = 0;  // alignment padding inside allocated blocks
   uint64_t used_blocks = 0;
-  uint64_t live_nodes = 0;
   // Flat bin -> first free node (kNil: empty), sized for the largest second-level count; in the
   // object rather than behind a pointer: one load less per list operation.
   std::array<uint32_t, 64 * 64> heads{};
@@ -82,6 +98,23 @@ struct Tlsf::Impl {
     return b ^ ((a ^ b) & (T{0} - static_cast<T>(c)));
   }
 
+  // The hot paths are templates over a configuration code S: bits 0..7 the second-level count's
+  // log2 and bits 8..15 log2(granule) + 1, each 0 for "read it from the object". The default
+  // configuration (32 bins, 256-byte granules) is kDefaultCfg; then every shift is an immediate.
+  static constexpr unsigned kDefaultCfg = 5u | ((8u + 1u) << 8);
+  template <unsigned S>
+  unsigned sl_of() const {
+    return (S & 0xffu) != 0 ? (S & 0xffu) : sll;
+  }
+  template <unsigned S>
+  unsigned gs() const {
+    return (S >> 8) != 0 ? (S >> 8) - 1 : gshift;
+  }
+  template <unsigned S>
+  uint64_t gran() const {
+    return uint64_t{1} << gs<S>();
+  }
+
   // ---- size classes (in granules) ----
   // Sizes below 2^sll granules get one exact bin each (bins 0 .. 2^sll - 1); above, each power
   // of two [2^f, 2^(f+1)) is split into 2^sll equal sub-ranges, the bins of row f - sll + 1.
@@ -89,7 +122,7 @@ struct Tlsf::Impl {
   // bin n. Bins are ordered by size; row = bin >> sll indexes the first-level bitmap.
   template <unsigned S = 0>
   uint32_t bin_of(uint64_t n) const {
-    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    [[maybe_unused]] const unsigned sll = sl_of<S>();
     const unsigned shift = log2_floor(n | (uint64_t{1} << sll)) - sll;
     return static_cast<uint32_t>((uint64_t{shift} << sll) + (n >> shift));
   }
@@ -98,7 +131,7 @@ struct Tlsf::Impl {
   // near 2^64 this is row 64, which find_bin() treats as "none".
   template <unsigned S = 0>
   uint32_t fit_bin_of(uint64_t n) const {
-    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    [[maybe_unused]] const unsigned sll = sl_of<S>();
     const unsigned shift = log2_floor(n | (uint64_t{1} << sll)) - sll;
     const uint64_t step = (uint64_t{1} << shift) - 1;
     return static_cast<uint32_t>((uint64_t{shift} << sll) + (n >> shift)) + ((n & step) != 0);
@@ -106,7 +139,7 @@ struct Tlsf::Impl {
   // First non-empty bin at or above `from` (flat index), or kNoBin.
   template <unsigned S = 0>
   uint32_t find_bin(uint32_t from) const {
-    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    [[maybe_unused]] const unsigned sll = sl_of<S>();
     unsigned fl = from >> sll;
     const unsigned sl = from & ((1u << sll) - 1);
     if (fl >= 64) [[unlikely]]  // also from == kNoBin
@@ -144,16 +177,13 @@ struct Tlsf::Impl {
     const uint32_t i = spare;
     spare = N[i].next_phys;
     --spare_count;
-    ++live_nodes;
     return i;
   }
   void drop_node(Node* N, uint32_t i) {
-    N[i].size = 0;
     N[i].prev_free = kDead;
     N[i].next_phys = spare;
     spare = i;
     ++spare_count;
-    --live_nodes;
   }
 
   // ---- free lists ----
@@ -164,9 +194,9 @@ struct Tlsf::Impl {
   // or cleared by data.
   template <unsigned S = 0>
   void link_free(Node* N, uint32_t i) {
-    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    [[maybe_unused]] const unsigned sll = sl_of<S>();
     Node& n = N[i];
-    const uint32_t b = bin_of<S>(n.size >> gshift);
+    const uint32_t b = bin_of<S>(n.size >> gs<S>());
     const uint32_t h = heads[b];
     n.prev_free = kNil;
     n.next_free = h;
@@ -177,10 +207,14 @@ struct Tlsf::Impl {
   }
   template <unsigned S = 0>
   void unlink_free(Node* N, uint32_t i) {
-    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    unlink_from<S>(N, i, bin_of<S>(N[i].size >> gs<S>()));
+  }
+  // Removes i from bin b's list (b: the bin of the size i was linked with).
+  template <unsigned S = 0>
+  void unlink_from(Node* N, uint32_t i, uint32_t b) {
+    [[maybe_unused]] const unsigned sll = sl_of<S>();
     const Node& n = N[i];
     const uint32_t pf = n.prev_free, nf = n.next_free;
-    const uint32_t b = bin_of<S>(n.size >> gshift);
     N[nf].prev_free = pf;  // sentinel stores when i is last / first
     N[pf].next_free = nf;
     heads[b] = sel(pf == kNil, nf, heads[b]);
@@ -193,7 +227,7 @@ struct Tlsf::Impl {
   // Removes i, known to be the head of bin b's list.
   template <unsigned S = 0>
   void unlink_head(Node* N, uint32_t i, uint32_t b) {
-    [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    [[maybe_unused]] const unsigned sll = sl_of<S>();
     const uint32_t nf = N[i].next_free;
     heads[b] = nf;
     N[nf].prev_free = kNil;
@@ -205,11 +239,16 @@ struct Tlsf::Impl {
   // Offset into block i where an aligned allocation of `bytes` would start, or UINT64_MAX.
   uint64_t fit_offset(uint32_t i, uint64_t bytes, uint64_t align) const {
     const Node& n = nodes[i];
-    const uint64_t a = (n.addr + align - 1) & ~(align - 1);  // cannot wrap: addr+size <= 2^64
-    if (a < n.addr) return UINT64_MAX;
-    const uint64_t pre = a - n.addr;
+    const uint64_t pre = (0 - n.addr) & (align - 1);  // distance to the next aligned address
     if (pre > n.size || n.size - pre < bytes) return UINT64_MAX;
     return pre;
+  }
+
+  // Alignment padding up to this many bytes in front of an allocation stays inside the
+  // allocated block (recorded in the node) instead of becoming a free block of its own.
+  template <unsigned S = 0>
+  uint64_t pad_limit(uint64_t bytes) const {
+    return std::min(bytes, kMaxPadGranules << gs<S>());
   }
 
   // Allocates `bytes` at offset `pre` inside free block i; `head_of` is the bin whose list i
@@ -225,7 +264,8 @@ struct Tlsf::Impl {
     else
       unlink_free<S>(N, i);
     Node& n = N[i];
-    if (pre > 0) {
+    if (pre > pad_limit<S>(bytes)) {
+      // A large gap in front becomes a free block.
       const uint32_t p = pop_node(N);
       Node& pn = N[p];
       pn.addr = n.addr;
@@ -240,7 +280,13 @@ struct Tlsf::Impl {
       n.addr += pre;
       n.size -= pre;
       link_free<S>(N, p);
+      pre = 0;
     }
+    // What is left of the gap (usually all of it, often nothing) is padding: the node's
+    // address becomes the allocation's, the block still starts pre bytes earlier.
+    n.addr += pre;
+    n.size -= pre;
+    pad_bytes += pre;
     if (n.size > bytes) {
       const uint32_t t = pop_node(N);
       Node& tn = N[t];
@@ -254,15 +300,25 @@ struct Tlsf::Impl {
       link_free<S>(N, t);
     }
     n.prev_free = kUsed;
-    n.next_free = static_cast<uint32_t>(std::countr_zero(align));
+    n.next_free = static_cast<uint32_t>(std::countr_zero(align)) |
+                  static_cast<uint32_t>((pre >> gs<S>()) << kPadBitShift);
     used_bytes += n.size;
     ++used_blocks;
     index.insert(NodeAddr{N}, n.addr, i);
     return n.addr;
   }
 
-  uint64_t free_bytes() const { return size - used_bytes; }
-  uint64_t free_blocks() const { return live_nodes - used_blocks; }
+  uint64_t free_bytes() const { return size - used_bytes - pad_bytes; }
+  // The padding in front of allocated node n (bytes).
+  template <unsigned S = 0>
+  uint64_t pad_of(const Node& n) const {
+    return static_cast<uint64_t>(n.next_free >> kPadBitShift) << gs<S>();
+  }
+  // Start and length of the block of node n (allocated blocks include their padding).
+  uint64_t block_start(const Node& n) const { return is_free(n) ? n.addr : n.addr - pad_of(n); }
+  uint64_t block_size(const Node& n) const { return is_free(n) ? n.size : n.size + pad_of(n); }
+  // Nodes in use (the sentinel aside) are blocks.
+  uint64_t free_blocks() const { return nodes.size() - 1 - spare_count - used_blocks; }
 
   uint64_t largest_free() const {
     if (fl_bitmap == 0) return 0;
@@ -276,7 +332,7 @@ struct Tlsf::Impl {
 
   uint32_t block_containing(uint64_t addr) const {
     for (uint32_t i = first; i != kNil; i = nodes[i].next_phys)
-      if (addr - nodes[i].addr < nodes[i].size) return i;
+      if (addr - block_start(nodes[i]) < block_size(nodes[i])) return i;
     return kNil;
   }
 
@@ -286,6 +342,10 @@ struct Tlsf::Impl {
   [[gnu::always_inline]] inline Status free_t(uint64_t addr);
   template <unsigned S>
   [[gnu::noinline]] Result<uint64_t> alloc_slow(uint64_t size, uint64_t align);
+  template <unsigned S>
+  [[gnu::noinline]] Result<uint64_t> no_room(uint64_t size, uint64_t align, uint64_t bytes);
+  bool fits_with_padding_released(uint64_t bytes, uint64_t align) const;
+  void release_all_padding();
   [[gnu::noinline]] Result<uint64_t> alloc_other(uint64_t size, uint64_t align);
   [[gnu::noinline]] Status free_other(uint64_t addr);
 
@@ -323,6 +383,11 @@ struct Tlsf::Impl {
                         "TLSF free of %s, which lies in free space [%s, %s): double free or never "
                         "allocated",
                         hex(addr).c_str(), hex(b.addr).c_str(), hex(b.addr + b.size).c_str());
+    if (addr < b.addr)
+      return make_error(Errc::kInvalidArgument,
+                        "TLSF free of %s, which is not an allocation start (it lies in the "
+                        "alignment padding in front of the allocation at %s)",
+                        hex(addr).c_str(), hex(b.addr).c_str());
     return make_error(Errc::kInvalidArgument,
                       "TLSF free of %s, which is not an allocation start (it lies inside the "
                       "allocation at %s of %s)",
@@ -359,6 +424,7 @@ Result<Tlsf> Tlsf::create(const TlsfConfig& c) {
   impl->max_align = std::max(c.size, c.min_block);
   impl->gshift = log2_floor(c.min_block);
   impl->sll = log2_floor(c.sl_count);
+  impl->cfg = impl->sll | ((impl->gshift + 1) << 8);
   impl->nbins = 64u << impl->sll;
   impl->nodes.reserve(64);
   impl->nodes.push_back(Node{0, 0, kNil, kNil, kUsed, 0});  // the sentinel, index kNil
@@ -378,57 +444,47 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
   // above the limit, alignment not a power of two. The error path sorts out which.
   if (size - 1 >= m.size || align - 1 >= m.max_align || (align & (align - 1)) != 0) [[unlikely]]
     return m.alloc_error(size, align);
-  align = std::max(align, m.granule);
+  align = std::max(align, m.template gran<S>());
   // size <= m.size <= 2^64 - granule: no overflow.
-  const uint64_t bytes = (size + m.granule - 1) & ~(m.granule - 1);
-  if (bytes > m.free_bytes()) [[unlikely]]
+  const uint64_t bytes = (size + m.template gran<S>() - 1) & ~(m.template gran<S>() - 1);
+  if (bytes > m.size - m.used_bytes) [[unlikely]]  // not even with all padding released
     return m.out_of_space(size, align);
-  const uint64_t n = bytes >> m.gshift;
-  const uint32_t good = m.template find_bin<S>(m.template fit_bin_of<S>(n));
-
-  if (align == m.granule) {
-    // Plain good fit: the first block of the first bin that guarantees a fit.
-    if (good != kNoBin) [[likely]]
-      return m.template take<S>(m.heads[good], good, 0, bytes, align);
+  const uint64_t n = bytes >> m.template gs<S>();
+  uint32_t b = m.template find_bin<S>(m.template fit_bin_of<S>(n));
+  if (b == kNoBin) [[unlikely]]
     return m.template alloc_slow<S>(size, align);
+  // The head of the good-fit bin holds `bytes`; it takes the request if it also absorbs the
+  // alignment (always for unaligned requests: the gap is then zero). Otherwise the head of the
+  // first bin that guarantees a fit after alignment (size + align - granule).
+  uint32_t i = m.heads[b];
+  uint64_t pre = (0 - m.nodes[i].addr) & (align - 1);
+  if (m.nodes[i].size - bytes < pre) [[unlikely]] {
+    const uint64_t slack = (align >> m.template gs<S>()) - 1;
+    b = n > std::numeric_limits<uint64_t>::max() - slack
+            ? kNoBin
+            : m.template find_bin<S>(m.template fit_bin_of<S>(n + slack));
+    if (b == kNoBin) [[unlikely]]
+      return m.template alloc_slow<S>(size, align);
+    i = m.heads[b];
+    pre = (0 - m.nodes[i].addr) & (align - 1);
   }
-
-  // Aligned: first the head of the ordinary good-fit bin (usually large enough to absorb the
-  // alignment), then the bin that guarantees a fit after alignment (size + align - granule).
-  if (good != kNoBin) [[likely]] {
-    const uint64_t pre = m.fit_offset(m.heads[good], bytes, align);
-    if (pre != UINT64_MAX) return m.template take<S>(m.heads[good], good, pre, bytes, align);
-  }
-  return m.template alloc_slow<S>(size, align);
+  return m.template take<S>(i, b, pre, bytes, align);
 }
 
-// Everything after the head of the good-fit bin: out of line, so that the hot path above keeps
-// its values in registers.
+// The rare cases: no bin guarantees a fit (scan n's own bin, or every large-enough free block for
+// an aligned request). Out of line, so that the hot path above keeps its values in registers.
 template <unsigned S>
 Result<uint64_t> Tlsf::Impl::alloc_slow(uint64_t size, uint64_t align) {
   Impl& m = *this;
-  align = std::max(align, m.granule);
-  const uint64_t bytes = (size + m.granule - 1) & ~(m.granule - 1);
-  const uint64_t n = bytes >> m.gshift;
-  if (align == m.granule) {
+  align = std::max(align, m.template gran<S>());
+  const uint64_t bytes = (size + m.template gran<S>() - 1) & ~(m.template gran<S>() - 1);
+  const uint64_t n = bytes >> m.template gs<S>();
+  if (align == m.template gran<S>()) {
     // Blocks in n's own bin may still be large enough.
     const uint32_t own = m.template bin_of<S>(n);
     for (uint32_t i = m.heads[own]; i != kNil; i = m.nodes[i].next_free)
       if (m.nodes[i].size >= bytes) return m.template take<S>(i, kNoBin, 0, bytes, align);
-    return m.out_of_space(size, align);
-  }
-  const uint64_t slack = (align >> m.gshift) - 1;
-  const uint32_t sure_bin = n > std::numeric_limits<uint64_t>::max() - slack
-                                ? kNoBin
-                                : m.template fit_bin_of<S>(n + slack);
-  if (sure_bin != kNoBin) {
-    const uint32_t b = m.template find_bin<S>(sure_bin);
-    if (b != kNoBin) {
-      const uint32_t i = m.heads[b];
-      const uint64_t pre = m.fit_offset(i, bytes, align);
-      RG_ASSERT(pre != UINT64_MAX, "a block in the guaranteed bin does not fit");
-      return m.template take<S>(i, b, pre, bytes, align);
-    }
+    return m.template no_room<S>(size, align, bytes);
   }
   // Exhaustive: every free block that is large enough at all.
   for (uint32_t b = m.template find_bin<S>(m.template bin_of<S>(n)); b != kNoBin;
@@ -438,19 +494,91 @@ Result<uint64_t> Tlsf::Impl::alloc_slow(uint64_t size, uint64_t align) {
       if (pre != UINT64_MAX) return m.template take<S>(i, kNoBin, pre, bytes, align);
     }
   }
-  return m.out_of_space(size, align);
+  return m.template no_room<S>(size, align, bytes);
+}
+
+// No free block holds the request. Padding kept in front of allocations is free space too: if
+// the request fits once it is released, release it all (it merges with neighbouring free
+// blocks) and allocate again; otherwise fail with nothing changed. So an allocation fails only
+// when no gap between allocations can hold it, padding or not.
+template <unsigned S>
+Result<uint64_t> Tlsf::Impl::no_room(uint64_t size, uint64_t align, uint64_t bytes) {
+  if (pad_bytes == 0 || !fits_with_padding_released(bytes, align)) return out_of_space(size, align);
+  release_all_padding();
+  return alloc_t<S>(size, align);
+}
+
+bool Tlsf::Impl::fits_with_padding_released(uint64_t bytes, uint64_t align) const {
+  // Runs of free blocks and paddings (a padding always ends at its allocation) in address order.
+  auto fits = [&](uint64_t lo, uint64_t hi) {
+    const uint64_t a = lo + ((0 - lo) & (align - 1));
+    return a >= lo && a <= hi && hi - a >= bytes;
+  };
+  uint64_t lo = 0, hi = 0;
+  bool open = false;
+  for (uint32_t i = first; i != kNil; i = nodes[i].next_phys) {
+    const Node& n = nodes[i];
+    if (is_free(n)) {
+      if (!open) lo = n.addr;
+      hi = n.addr + n.size;
+      open = true;
+      continue;
+    }
+    const uint64_t pad = pad_of(n);
+    if (pad != 0) {
+      if (!open) lo = n.addr - pad;
+      hi = n.addr;
+      open = true;
+    }
+    if (open && fits(lo, hi)) return true;
+    open = false;
+  }
+  return open && fits(lo, hi);
+}
+
+void Tlsf::Impl::release_all_padding() {
+  for (uint32_t i = first; i != kNil; i = nodes[i].next_phys) {
+    if (is_free(nodes[i]) || pad_of(nodes[i]) == 0) continue;
+    reserve_two();
+    Node* N = nodes.data();
+    Node& n = N[i];
+    const uint64_t pad = pad_of(n);
+    const uint32_t prev = n.prev_phys;
+    if (prev != kNil && is_free(N[prev])) {
+      unlink_free(N, prev);
+      N[prev].size += pad;
+      link_free(N, prev);
+    } else {
+      const uint32_t p = pop_node(N);
+      N[p] = Node{n.addr - pad, pad, prev, i, kNil, kNil};
+      if (prev != kNil)
+        N[prev].next_phys = p;
+      else
+        first = p;
+      n.prev_phys = p;
+      link_free(N, p);
+    }
+    n.next_free &= (1u << kPadBitShift) - 1;
+    pad_bytes -= pad;
+  }
 }
 
 template <unsigned S>
 Status Tlsf::Impl::free_t(uint64_t addr) {
   Impl& m = *this;
-  uint32_t i = addr - m.base < m.size ? m.index.take(NodeAddr{m.nodes.data()}, addr) : kNil;
+  // Only allocation starts are in the index (an address outside the range is not found either;
+  // free_error() sorts out why).
+  uint32_t i = m.index.take(NodeAddr{m.nodes.data()}, addr);
   if (i == kNil) [[unlikely]]
     return m.free_error(addr);
   Node* N = m.nodes.data();
+  // The block starts `pad` bytes before the allocation.
+  const uint64_t pad = m.template pad_of<S>(N[i]);
   m.used_bytes -= N[i].size;
+  m.pad_bytes -= pad;
   --m.used_blocks;
-  uint64_t bytes = N[i].size;
+  uint64_t bytes = N[i].size + pad;
+  N[i].addr -= pad;
   const uint32_t prev = N[i].prev_phys;
   uint32_t next = N[i].next_phys;
   // Coalesce with the previous block: it absorbs this one.
@@ -482,6 +610,7 @@ Status Tlsf::Impl::free_t(uint64_t addr) {
 Result<uint64_t> Tlsf::Impl::alloc_other(uint64_t size, uint64_t align) {
   switch (sll) {
     case 4: return alloc_t<4>(size, align);
+    case 5: return alloc_t<5>(size, align);
     case 6: return alloc_t<6>(size, align);
     default: return alloc_t<0>(size, align);
   }
@@ -490,6 +619,7 @@ Result<uint64_t> Tlsf::Impl::alloc_other(uint64_t size, uint64_t align) {
 Status Tlsf::Impl::free_other(uint64_t addr) {
   switch (sll) {
     case 4: return free_t<4>(addr);
+    case 5: return free_t<5>(addr);
     case 6: return free_t<6>(addr);
     default: return free_t<0>(addr);
   }
@@ -497,15 +627,15 @@ Status Tlsf::Impl::free_other(uint64_t addr) {
 
 Result<uint64_t> Tlsf::alloc(uint64_t size, uint64_t align) {
   Impl& m = *impl_;
-  if (m.sll == 5) [[likely]]
-    return m.alloc_t<5>(size, align);
+  if (m.cfg == Impl::kDefaultCfg) [[likely]]
+    return m.alloc_t<Impl::kDefaultCfg>(size, align);
   return m.alloc_other(size, align);
 }
 
 Status Tlsf::free(uint64_t addr) {
   Impl& m = *impl_;
-  if (m.sll == 5) [[likely]]
-    return m.free_t<5>(addr);
+  if (m.cfg == Impl::kDefaultCfg) [[likely]]
+    return m.free_t<Impl::kDefaultCfg>(addr);
   return m.free_other(addr);
 }
 
@@ -523,6 +653,7 @@ bool Tlsf::is_allocated(uint64_t addr) const {
 TlsfStats Tlsf::stats() const {
   TlsfStats s;
   s.used = impl_->used_bytes;
+  s.padding = impl_->pad_bytes;
   s.free = impl_->free_bytes();
   s.largest_free = impl_->largest_free();
   s.used_blocks = impl_->used_blocks;
@@ -544,7 +675,8 @@ uint64_t Tlsf::min_block() const { return impl_->granule; }
 
 void Tlsf::for_each_block_impl(void (*cb)(void*, uint64_t, uint64_t, bool), void* ctx) const {
   for (uint32_t i = impl_->first; i != kNil; i = impl_->nodes[i].next_phys)
-    cb(ctx, impl_->nodes[i].addr, impl_->nodes[i].size, Impl::is_free(impl_->nodes[i]));
+    cb(ctx, impl_->block_start(impl_->nodes[i]), impl_->block_size(impl_->nodes[i]),
+       Impl::is_free(impl_->nodes[i]));
 }
 
 Status Tlsf::check_invariants() const {
@@ -557,19 +689,21 @@ Status Tlsf::check_invariants() const {
   uint32_t prev = kNil;
   bool prev_free = false;
   size_t steps = 0;
+  uint64_t pads = 0;
   for (uint32_t i = m.first; i != kNil; i = m.nodes[i].next_phys) {
     if (++steps > m.nodes.size()) return bad("physical block list has a cycle");
     const Node& n = m.nodes[i];
     if (n.prev_phys != prev)
       return bad(strformat("block %s has a wrong prev link", hex(n.addr).c_str()));
-    if (n.addr != expect)
-      return bad(strformat("block at %s, expected %s (gap or overlap)", hex(n.addr).c_str(),
+    if (n.prev_free == kDead)
+      return bad(strformat("recycled node in the block list at %s", hex(n.addr).c_str()));
+    const bool nfree_ = Impl::is_free(n);
+    const uint64_t start = m.block_start(n), bsize = m.block_size(n);
+    if (start != expect)
+      return bad(strformat("block at %s, expected %s (gap or overlap)", hex(start).c_str(),
                            hex(expect).c_str()));
     if (n.size == 0 || n.size % m.granule != 0)
       return bad(strformat("block %s has size %s", hex(n.addr).c_str(), hex(n.size).c_str()));
-    const bool nfree_ = Impl::is_free(n);
-    if (n.prev_free == kDead)
-      return bad(strformat("recycled node in the block list at %s", hex(n.addr).c_str()));
     if (nfree_ && prev_free)
       return bad(strformat("adjacent free blocks at %s", hex(n.addr).c_str()));
     if (nfree_) {
@@ -580,21 +714,28 @@ Status Tlsf::check_invariants() const {
     } else {
       used += n.size;
       ++nused;
-      if (n.next_free >= 64 || n.addr % (uint64_t{1} << n.next_free) != 0)
+      const unsigned align_log2 = n.next_free & ((1u << kPadBitShift) - 1);
+      const uint64_t pad = m.pad_of(n);
+      pads += pad;
+      if (n.addr % (uint64_t{1} << align_log2) != 0)
         return bad(strformat("allocation %s is not aligned to %s", hex(n.addr).c_str(),
-                             hex(uint64_t{1} << (n.next_free & 63)).c_str()));
+                             hex(uint64_t{1} << align_log2).c_str()));
+      if (pad != 0 && (pad >= (uint64_t{1} << align_log2) || pad > m.pad_limit(n.size)))
+        return bad(strformat("allocation %s (%s bytes, aligned to %s) has %s bytes of padding",
+                             hex(n.addr).c_str(), hex(n.size).c_str(),
+                             hex(uint64_t{1} << align_log2).c_str(), hex(pad).c_str()));
       if (m.index.find(NodeAddr{m.nodes.data()}, n.addr) != i)
         return bad(strformat("allocation %s is missing from the index", hex(n.addr).c_str()));
     }
-    covered += n.size;
-    expect = n.addr + n.size;
+    covered += bsize;
+    expect = start + bsize;
     prev = i;
     prev_free = nfree_;
   }
   if (covered != m.size)
     return bad(strformat("blocks cover %s of %s bytes", hex(covered).c_str(), hex(m.size).c_str()));
-  if (used != m.used_bytes || freeb != m.free_bytes() || nused != m.used_blocks ||
-      nfree != m.free_blocks())
+  if (used != m.used_bytes || pads != m.pad_bytes || freeb != m.free_bytes() ||
+      nused != m.used_blocks || nfree != m.free_blocks())
     return bad("byte or block counters disagree with the blocks");
   if (m.index.size() != nused) return bad("allocation index size disagrees with the blocks");
   if ((m.index.size() << AddrIndex::kLoadShift) > m.index.capacity())

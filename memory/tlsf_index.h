@@ -34,7 +34,7 @@ class AddrIndex {
   }
   // Adds id (not kEmpty) under key_of(id) == key, which must not be present.
   void insert(const KeyOf& key_of, uint64_t key, uint32_t id) {
-    if ((++count_ << kLoadShift) > mask_ + 1) [[unlikely]]
+    if (++count_ > grow_at_) [[unlikely]]
       rehash(key_of, (mask_ + 1) * 2);
     uint32_t* s = slots_.data();
     size_t i = slot(key);
@@ -83,6 +83,7 @@ class AddrIndex {
     std::vector<uint32_t> old = std::move(slots_);
     slots_.assign(capacity, kEmpty);
     mask_ = capacity - 1;
+    grow_at_ = capacity >> kLoadShift;
     shift_ = 64u - static_cast<unsigned>(std::countr_zero(capacity));
     for (const uint32_t o : old) {
       if (o == kEmpty) continue;
@@ -93,6 +94,7 @@ class AddrIndex {
   }
   std::vector<uint32_t> slots_;
   size_t mask_ = 0;
+  size_t grow_at_ = 0;  // capacity / 16: more entries than this trigger a rehash
   unsigned shift_ = 0;
   size_t count_ = 0;
 };

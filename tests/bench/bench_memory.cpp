@@ -3,6 +3,8 @@
 // in <= 2 ms and unmapped in <= 1 ms; one aligned 256 MiB range in <= 50 us.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -46,6 +48,12 @@ void tlsf_pairs(benchmark::State& state, uint64_t min_size, uint64_t max_size, b
   }
   state.SetItemsProcessed(state.iterations());
   state.SetLabel(std::to_string(kLive) + " live");
+  // Where the loop left the allocator (after timing): free-space fragmentation, free blocks, and
+  // alignment padding kept inside allocations, as a fraction of the allocated bytes.
+  const TlsfStats st = t.stats();
+  state.counters["frag"] = st.fragmentation();
+  state.counters["free_blocks"] = double(st.free_blocks);
+  state.counters["pad_frac"] = double(st.padding) / double(std::max<uint64_t>(st.used, 1));
 }
 void BM_TlsfPairSmall(benchmark::State& s) { tlsf_pairs(s, 256, 64 * 1024, false); }
 void BM_TlsfPairLarge(benchmark::State& s) { tlsf_pairs(s, 1 * kMiB, 256 * kMiB, false); }
@@ -53,6 +61,55 @@ void BM_TlsfPairMixed(benchmark::State& s) { tlsf_pairs(s, 256, 64 * kMiB, true)
 BENCHMARK(BM_TlsfPairSmall)->Arg(64)->Arg(1024);
 BENCHMARK(BM_TlsfPairLarge)->Arg(64)->Arg(1024);
 BENCHMARK(BM_TlsfPairMixed)->Arg(64)->Arg(1024);
+
+// Fragmentation, not speed: the mixed workload above (same sizes and alignments) with 1024 live
+// allocations in an arena sized so that they fill state.range(0) percent of it.
+// Counters, averaged over samples every 64 pairs after a warm-up: frag (1 - largest free block /
+// free bytes), free_blocks, pad_frac (alignment padding / allocated bytes), failed (allocations
+// that found no room, of 300 000).
+void BM_TlsfFragMixed(benchmark::State& state) {
+  constexpr size_t kSizes = 4096, kLive = 1024, kOps = 300000;
+  std::mt19937_64 rng(1);
+  std::vector<uint64_t> sizes(kSizes), aligns(kSizes);
+  double mean = 0;
+  for (size_t i = 0; i < kSizes; ++i) {
+    const double lo = std::log2(256.0), hi = std::log2(double(64 * kMiB));
+    sizes[i] = uint64_t(std::exp2(lo + (hi - lo) * double(rng() % 10000) / 10000.0));
+    aligns[i] = uint64_t{256} << (rng() % 6);
+    mean += double(sizes[i]) / kSizes;
+  }
+  double frag = 0, free_blocks = 0, pad = 0, failed = 0, samples = 0;
+  for (auto _ : state) {
+    TlsfConfig c;
+    c.size = (uint64_t(mean * kLive * 100.0 / double(state.range(0))) + 255) & ~uint64_t{255};
+    auto t = *Tlsf::create(c);
+    std::vector<uint64_t> live(kLive, ~uint64_t{0});
+    for (size_t k = 0; k < kOps; ++k) {
+      const size_t victim = (k * 7919) % kLive;
+      if (live[victim] != ~uint64_t{0}) benchmark::DoNotOptimize(t.free(live[victim]).ok());
+      auto a = t.alloc(sizes[k % kSizes], aligns[k % kSizes]);
+      live[victim] = a.ok() ? *a : ~uint64_t{0};
+      failed += !a.ok();
+      if (k % 64 == 0 && k > kOps / 10) {
+        const TlsfStats st = t.stats();
+        frag += st.fragmentation();
+        free_blocks += double(st.free_blocks);
+        pad += double(st.padding) / double(std::max<uint64_t>(st.used, 1));
+        ++samples;
+      }
+    }
+  }
+  state.counters["frag"] = frag / samples;
+  state.counters["free_blocks"] = free_blocks / samples;
+  state.counters["pad_frac"] = pad / samples;
+  state.counters["failed"] = failed / double(state.iterations());
+}
+BENCHMARK(BM_TlsfFragMixed)
+    ->Arg(50)
+    ->Arg(80)
+    ->Arg(95)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 struct PtFixture {
   explicit PtFixture(PageTableFormat f)

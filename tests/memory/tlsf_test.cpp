@@ -89,6 +89,78 @@ TEST(Tlsf, Alignment) {
   ASSERT_INVARIANTS(t);
 }
 
+// A gap in front of an aligned allocation that is at most the allocation's size stays inside its
+// block as padding (no free block of its own, nothing to merge back on free); a larger gap
+// becomes a free block (the Alignment test above).
+TEST(Tlsf, SmallAlignmentGapBecomesPadding) {
+  Tlsf t = make(1024);
+  ASSERT_EQ(*t.alloc(16), 0u);
+  const uint64_t a = *t.alloc(100, 64);  // 112 bytes at 64; the 48-byte gap [16, 64) is padding
+  EXPECT_EQ(a, 64u);
+  EXPECT_EQ(*t.size_of(a), 112u);
+  TlsfStats s = t.stats();
+  EXPECT_EQ(s.used, 128u);
+  EXPECT_EQ(s.padding, 48u);
+  EXPECT_EQ(s.free, 1024u - 176u);
+  EXPECT_EQ(s.free_blocks, 1u);
+  std::vector<std::pair<uint64_t, uint64_t>> blocks;
+  t.for_each_block([&](uint64_t addr, uint64_t size, bool free) {
+    if (!free) blocks.push_back({addr, size});
+  });
+  ASSERT_EQ(blocks.size(), 2u);
+  EXPECT_EQ(blocks[1], std::make_pair(uint64_t{16}, uint64_t{160}));  // padding + allocation
+  ASSERT_INVARIANTS(t);
+  // The padding is neither free space nor an allocation start.
+  auto inside = t.free(32);
+  ASSERT_FALSE(inside.ok());
+  EXPECT_TRUE(inside.error().is(Errc::kInvalidArgument));
+  EXPECT_NE(inside.error().message().find("alignment padding"), std::string::npos)
+      << inside.error().message();
+  EXPECT_FALSE(t.is_allocated(16));
+  ASSERT_TRUE(t.free(a).ok());
+  s = t.stats();
+  EXPECT_EQ(s.padding, 0u);
+  EXPECT_EQ(s.free, 1024u - 16u);
+  EXPECT_EQ(s.free_blocks, 1u);
+  EXPECT_EQ(*t.alloc(32), 16u);  // the whole block, padding included, was returned
+  ASSERT_INVARIANTS(t);
+  // A gap larger than the allocation is split off as a free block: 16 bytes at 512 leave
+  // [48, 512) free.
+  const uint64_t b = *t.alloc(16, 512);
+  EXPECT_EQ(b, 512u);
+  EXPECT_EQ(t.stats().padding, 0u);
+  EXPECT_EQ(*t.alloc(400), 48u);
+  ASSERT_INVARIANTS(t);
+}
+
+// Padding is free space when a request needs it: an allocation that only fits once the padding
+// is released gets it; one that does not fit even then fails and changes nothing.
+TEST(Tlsf, PaddingIsReleasedWhenARequestNeedsIt) {
+  Tlsf t = make(1024);
+  ASSERT_EQ(*t.alloc(16), 0u);
+  ASSERT_EQ(*t.alloc(100, 64), 64u);  // padding [16, 64)
+  ASSERT_EQ(*t.alloc(1024 - 176), 176u);
+  TlsfStats s = t.stats();
+  EXPECT_EQ(s.free, 0u);
+  EXPECT_EQ(s.padding, 48u);
+  // 64 bytes fit nowhere, not even in the 48 bytes of padding: unchanged.
+  auto r = t.alloc(64);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().is(Errc::kOutOfMemory));
+  EXPECT_EQ(t.stats().padding, 48u);
+  EXPECT_EQ(t.stats().free_blocks, 0u);
+  ASSERT_INVARIANTS(t);
+  // 32 bytes fit in the padding.
+  EXPECT_EQ(*t.alloc(32), 16u);
+  s = t.stats();
+  EXPECT_EQ(s.padding, 0u);
+  EXPECT_EQ(s.free, 16u);  // [48, 64)
+  EXPECT_EQ(s.free_blocks, 1u);
+  ASSERT_INVARIANTS(t);
+  EXPECT_EQ(*t.alloc(16, 16), 48u);
+  ASSERT_INVARIANTS(t);
+}
+
 TEST(Tlsf, ExhaustionReportsLargestFreeBlock) {
   Tlsf t = make(1024);
   auto r = t.alloc(2048);
@@ -120,6 +192,7 @@ TEST(Tlsf, ErrorsLeaveStateUnchanged) {
   EXPECT_EQ(before.used, after.used);
   EXPECT_EQ(before.free_blocks, after.free_blocks);
   EXPECT_EQ(before.used_blocks, after.used_blocks);
+  EXPECT_EQ(before.padding, after.padding);
   ASSERT_INVARIANTS(t);
   EXPECT_EQ(*t.size_of(a), 64u);
 }
@@ -328,11 +401,34 @@ TEST(TlsfIndex, AlignedAddressesKeepProbeChainsShort) {
 // --- Model-based randomized test ------------------------------------------------------------
 
 // Live ranges in a std::map; every TLSF answer is checked against it. An allocation may fail
-// only if no gap between live ranges can hold it at the requested alignment.
+// only if no gap between live allocations can hold it at the requested alignment (alignment
+// padding the allocator keeps in front of allocations counts as such a gap: it is released when
+// a request needs it). blocks() checks the padding: each allocated block (for_each_block) holds
+// exactly one live allocation, its padding is in front, below the allocation's alignment and at
+// most the allocation's size.
 class TlsfModel {
  public:
   TlsfModel(uint64_t base, uint64_t size, uint64_t granule)
       : base_(base), size_(size), granule_(granule) {}
+  // Verifies the allocated blocks against the live allocations; returns the total padding.
+  uint64_t padding(const Tlsf& t) const {
+    uint64_t padding = 0, blocks = 0;
+    t.for_each_block([&](uint64_t start, uint64_t len, bool free) {
+      if (free) return;
+      ++blocks;
+      auto it = live_.lower_bound(start);
+      EXPECT_TRUE(it != live_.end()) << "allocated block " << start << " holds no allocation";
+      if (it == live_.end()) return;
+      const uint64_t a = it->first, bytes = it->second, pad = a - start;
+      EXPECT_EQ(start + len, a + bytes)
+          << "block " << start << " + " << len << " vs allocation " << a << " + " << bytes;
+      EXPECT_LT(pad, align_.at(a)) << "padding in front of " << a;
+      EXPECT_LE(pad, bytes) << "padding in front of " << a;
+      padding += pad;
+    });
+    EXPECT_EQ(blocks, live_.size());
+    return padding;
+  }
   bool can_fit(uint64_t bytes, uint64_t align) const {
     uint64_t cursor = base_;
     auto fits = [&](uint64_t lo, uint64_t hi) {
@@ -352,6 +448,7 @@ class TlsfModel {
     return false;
   }
   std::map<uint64_t, uint64_t> live_;
+  std::map<uint64_t, uint64_t> align_;
   uint64_t base_, size_, granule_;
 };
 
@@ -361,7 +458,7 @@ void run_model(uint64_t seed, int ops, int check_every) {
   TlsfModel model(kBase, kSize, kGranule);
   std::mt19937_64 rng(seed);
   std::vector<uint64_t> live;
-  uint64_t allocs = 0, failures = 0, frees = 0, bad = 0;
+  uint64_t allocs = 0, failures = 0, frees = 0, bad = 0, total_padding = 0;
   for (int op = 0; op < ops; ++op) {
     const unsigned r = rng() % 100;
     if (r < 52 || live.empty()) {
@@ -384,6 +481,7 @@ void run_model(uint64_t seed, int ops, int check_every) {
         ASSERT_FALSE(model.overlaps(*a, bytes)) << "op " << op << " addr " << *a;
         ASSERT_EQ(*t.size_of(*a), bytes);
         model.live_[*a] = bytes;
+        model.align_[*a] = std::max(align, kGranule);
         live.push_back(*a);
       } else {
         ++failures;
@@ -399,6 +497,7 @@ void run_model(uint64_t seed, int ops, int check_every) {
       live.pop_back();
       ASSERT_TRUE(t.free(a).ok()) << "op " << op;
       model.live_.erase(a);
+      model.align_.erase(a);
       ++frees;
     } else {
       // Invalid operations: must fail with the right code and change nothing.
@@ -417,6 +516,10 @@ void run_model(uint64_t seed, int ops, int check_every) {
       for (const auto& [s, sz] : model.live_) used += sz;
       ASSERT_EQ(t.stats().used, used);
       ASSERT_EQ(t.stats().used_blocks, model.live_.size());
+      const uint64_t padding = model.padding(t);
+      ASSERT_EQ(t.stats().padding, padding);
+      ASSERT_EQ(t.stats().used + t.stats().padding + t.stats().free, kSize);
+      total_padding += padding;
     }
   }
   ASSERT_INVARIANTS(t);
@@ -425,6 +528,7 @@ void run_model(uint64_t seed, int ops, int check_every) {
   EXPECT_GT(frees, uint64_t(ops) / 4);
   EXPECT_GT(failures, 100u);
   EXPECT_GT(bad, 100u);
+  EXPECT_GT(total_padding, 0u);  // the padding rule was exercised
   for (uint64_t a : live) ASSERT_TRUE(t.free(a).ok());
   EXPECT_EQ(t.stats().free_blocks, 1u);
   EXPECT_EQ(t.stats().largest_free, kSize);

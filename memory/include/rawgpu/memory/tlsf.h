@@ -17,7 +17,9 @@
 // min_block), both O(1); only when both fail does it scan the candidate bins exhaustively, so an
 // allocation fails only if no free block can hold it. In particular an exactly fitting, suitably
 // aligned hole is always found (the reference design searches for size + align - 1 and so cannot
-// use such holes).
+// use such holes). A gap in front of an aligned allocation that is at most the allocation's size
+// stays inside its block as padding (TlsfStats::padding) instead of becoming a tiny free block;
+// padding is released again when a request cannot be served otherwise.
 //
 // Errors are values; a failed call leaves the allocator unchanged. Not thread-safe.
 #pragma once
@@ -42,6 +44,8 @@ struct TlsfConfig {
 struct TlsfStats {
   uint64_t used = 0;          // bytes in allocated blocks (rounded to min_block)
   uint64_t free = 0;          // bytes in free blocks
+  uint64_t padding = 0;       // alignment padding kept inside allocated blocks (used + padding +
+                              // free = the range size)
   uint64_t largest_free = 0;  // the largest free block
   uint64_t used_blocks = 0;
   uint64_t free_blocks = 0;
@@ -90,7 +94,8 @@ class Tlsf {
   // index matches the allocated blocks. kInternal naming the first violation.
   Status check_invariants() const;
 
-  // Visits every block in address order (tests, dumps).
+  // Visits every block in address order (tests, dumps). An allocated block's range includes the
+  // padding in front of its allocation.
   template <class F>
   void for_each_block(F&& f) const {
     for_each_block_impl([](void* ctx, uint64_t addr, uint64_t size,
