@@ -312,11 +312,73 @@ TEST(Transcendental, OnlyFloat64IsLoweredAndLibmPathUnchanged) {
   Ref l = lower_transcendentals(s64, [](Op o, DType) { return o == Op::kSin; });
   ASSERT_NE(l, s64);
   for (Ref n : ctx.toposort(l)) EXPECT_FALSE(n->op() == Op::kSin) << to_string(l);
+  // Nested: every level is expanded (the walk offers rebuilt parents to the rule).
+  Ref nested = ctx.make(
+      Op::kSin, DType::kFloat64,
+      {ctx.make(Op::kLog2, DType::kFloat64, {ctx.make(Op::kExp2, DType::kFloat64, {f64})})});
+  for (Ref n : ctx.toposort(lower_transcendentals(nested, [](Op, DType) { return true; })))
+    EXPECT_FALSE(n->op() == Op::kSin || n->op() == Op::kLog2 || n->op() == Op::kExp2)
+        << op_name(n->op());
   // Without the expansion the CPU still computes through libm (same results on plain inputs).
   const std::vector<double> xs = {0.1, 1.0, 2.5, -3.0};
   const auto soft = run_op(Op::kSin, xs, true), hard = run_op(Op::kSin, xs, false);
   ASSERT_EQ(hard.size(), xs.size());
   for (size_t i = 0; i < xs.size(); ++i) EXPECT_NEAR(soft[i], hard[i], 1e-15);
+}
+
+// RAWGPU_SOFT_MATH=1 makes the CPU runtime expand float64 EXP2/LOG2/SIN itself.
+TEST(Transcendental, CpuRuntimeSwitch) {
+  const char* old = std::getenv("RAWGPU_SOFT_MATH");
+  const std::string saved = old ? old : "";
+  for (const bool on : {false, true}) {
+    if (on) {
+      setenv("RAWGPU_SOFT_MATH", "1", 1);
+    } else {
+      unsetenv("RAWGPU_SOFT_MATH");
+    }
+    auto rt = CpuRuntime::create({.threads = 1, .opt_level = 0});
+    ASSERT_TRUE(rt.ok());
+    Context ctx;
+    const int64_t a0[] = {0, 4};
+    Ref out = ctx.make(Op::kBuffer, DType::kFloat64, {}, Arg::ints(a0));
+    Ref r = ctx.range(4, 0);
+    Ref v = ctx.make(Op::kLog2, DType::kFloat64, {cast(r, DType::kFloat64)});
+    Ref st =
+        ctx.make(Op::kStore, DType::kVoid, {ctx.make(Op::kIndex, DType::kFloat64, {out, r}), v});
+    auto k = (*rt)->compile(ctx.make(Op::kSink, DType::kVoid, {st}));
+    ASSERT_TRUE(k.ok()) << k.error().to_string();
+    bool has_log2 = false;
+    for (const Inst& in : (*k)->program.insts) has_log2 |= in.node && in.node->op() == Op::kLog2;
+    EXPECT_EQ(has_log2, !on);
+    CpuBuffer ob(DType::kFloat64, 4);
+    CpuBuffer* bufs[] = {&ob};
+    ASSERT_TRUE((*rt)->launch(**k, bufs, {}).ok());
+    std::vector<double> got(4);
+    ASSERT_TRUE(ob.copy_out(std::as_writable_bytes(std::span(got))).ok());
+    EXPECT_EQ(got[0], -kInf);
+    EXPECT_EQ(got[1], 0.0);
+    EXPECT_EQ(got[2], 1.0);
+    EXPECT_DOUBLE_EQ(got[3], std::log2(3.0));
+  }
+  if (old) {
+    setenv("RAWGPU_SOFT_MATH", saved.c_str(), 1);
+  } else {
+    unsetenv("RAWGPU_SOFT_MATH");
+  }
+}
+
+TEST(Transcendental, ExpansionSize) {
+  Context ctx;
+  Ref x = cast(ctx.var("i", 0, 10, DType::kInt32), DType::kFloat64);
+  const size_t base = ctx.toposort(x).size();
+  for (auto [name, fn] :
+       {std::pair{"exp2", &soft_exp2}, {"log2", &soft_log2}, {"sin", &soft_sin}}) {
+    const auto nodes = ctx.toposort(fn(x));
+    size_t alu = 0;
+    for (Ref n : nodes) alu += ops::kAlu.has(n->op());
+    EXPECT_LT(nodes.size() - base, 200u);
+    std::printf("  %s: %zu ALU nodes (constants excluded)\n", name, alu - 1);
+  }
 }
 
 TEST(Transcendental, TargetHook) {
