@@ -249,9 +249,11 @@ Result<const CpuKernel*> CpuRuntime::Impl::compile_ast(Ref sink, std::vector<Opt
   k->hash = h;
   k->name = "k_" + h.hex().substr(0, 16);
   const auto t0 = std::chrono::steady_clock::now();
-  // RAWGPU_SOFT_MATH=1: the GPU targets' float64 exp2/log2/sin expansions instead of libm.
+  // RAWGPU_SOFT_MATH=1: the GPU targets' float64 exp2/log2/sin/pow expansions instead of libm.
   const Ref lowered =
-      force_soft_math() ? lower_transcendentals(sink, [](Op, DType) { return true; }) : sink;
+      force_soft_math()
+          ? lower_transcendentals(sink, [](Op, DType t) { return t == DType::kFloat64; })
+          : sink;
   k->program = RG_TRY(linearize(lowered));
   k->opts = std::move(opts);
   const double lin_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

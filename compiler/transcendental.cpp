@@ -62,6 +62,7 @@ struct B {
   Ref trunc(Ref x) { return c.make(Op::kTrunc, F, {x}); }
   Ref abs(Ref x) { return where(cmplt(x, f(0)), -x, x); }
   Ref lor(Ref a, Ref b) { return c.make(Op::kOr, DType::kBool, {a, b}); }
+  Ref land(Ref a, Ref b) { return c.make(Op::kAnd, DType::kBool, {a, b}); }
   template <size_t N>
   Ref horner(const double (&k)[N], Ref x) {
     Ref r = f(k[0]);
@@ -72,6 +73,19 @@ struct B {
   Ref rint(Ref x) { return (x + f(kRoundMagic)) - f(kRoundMagic); }
   // 2^n for an int32 n in [-1022, 1023], from the exponent bits.
   Ref pow2(Ref n) { return dbl(shl(cast(n, DType::kInt64) + i64(1023), i64(52))); }
+  // Exact product x*y = p + e without FMA (Veltkamp splitting, Dekker's product); |x|, |y| <
+  // 2^995 so the splits cannot overflow.
+  std::pair<Ref, Ref> two_prod(Ref x, Ref y) {
+    auto split = [&](Ref a) {
+      Ref c = f(0x1p27 + 1) * a;
+      Ref ah = c - (c - a);
+      return std::pair{ah, a - ah};
+    };
+    auto [xh, xl] = split(x);
+    auto [yh, yl] = split(y);
+    Ref p = x * y;
+    return {p, (((xh * yh - p) + xh * yl) + xl * yh) + xl * yl};
+  }
   // Exact sum a + b = s + e (Knuth's two-sum, any magnitudes).
   std::pair<Ref, Ref> two_sum(Ref a, Ref b) {
     Ref s = a + b;
@@ -80,7 +94,8 @@ struct B {
   }
 };
 
-Ref exp2_f64(Ref x) {
+// 2^(x + lo) for a double-double argument (lo null: plain x); |lo| <= ulp(x).
+Ref exp2_dd(Ref x, Ref lo) {
   B b{x->ctx()};
   // Clamp to [-1100, 1100] (NaN becomes 1100 here and is restored at the end): far enough past
   // the overflow (1024) and underflow (-1075) thresholds that the scaling below saturates.
@@ -88,6 +103,7 @@ Ref exp2_f64(Ref x) {
   xc = where(cmplt(xc, b.f(-1100)), b.f(-1100), xc);
   Ref n = b.rint(xc);
   Ref fr = xc - n;  // exact, |fr| <= 1/2
+  if (lo) fr = fr + where(cmplt(b.abs(x), b.f(1100)), lo, b.f(0));
   Ref p = b.fma(fr, b.horner(kExp2Q, fr), b.f(1));
   // 2^n = 2^n1 * 2^n2 with both halves normal: the first product is exact, the second rounds
   // once, also into the denormal range (gradual underflow) or to inf.
@@ -97,8 +113,14 @@ Ref exp2_f64(Ref x) {
   Ref r = (p * b.pow2(n1)) * b.pow2(n2);
   return where(cmpne(x, x), x, r);
 }
+Ref exp2_f64(Ref x) { return exp2_dd(x, Ref()); }
 
-Ref log2_f64(Ref x) {
+// log2(x) for finite x > 0 as a double-double hi + lo; garbage for other x (callers handle 0,
+// negatives, inf and NaN). `extended` (pow): every rounding of the ln(m) evaluation but the
+// polynomial's is carried (exact square, division remainder, two-sums and two-products), for a
+// relative error near 2^-62 instead of ~2^-56 (log2 itself is within 1 ulp either way; pow's
+// y*log2(x) scales the error by up to 1075).
+std::pair<Ref, Ref> log2_dd(Ref x, bool extended) {
   B b{x->ctx()};
   // Denormals: scale into the normal range first.
   Ref tiny = cmplt(x, b.f(0x1p-1022));
@@ -112,19 +134,50 @@ Ref log2_f64(Ref x) {
   e = e + where(big, b.i32(1), b.i32(0));
   Ref fr = m - b.f(1);
   Ref hfsq = b.f(0.5) * fr * fr;
-  Ref s = fr / (b.f(2) + fr);
+  Ref v = b.f(2) + fr;
+  Ref s = fr / v;
   Ref z = s * s;
   Ref rz = z * b.horner(kLogT, z);
-  // ln(m) = (f - hfsq) + s*(hfsq + R): split the leading part into hi (21 bits, so hi*L1 is
-  // exact) and lo, then multiply by 1/ln2 in double-double.
-  Ref hi = b.dbl(b.bits(fr - hfsq) & b.i64(int64_t(0xFFFFFFFF00000000ull)));
-  Ref lo = ((fr - hi) - hfsq) + s * (hfsq + rz);
-  Ref vhi = hi * b.f(kInvLn2_1);
-  Ref vlo = (lo + hi) * b.f(kInvLn2_2) + lo * b.f(kInvLn2_1);
+  Ref vhi, vlo;
+  if (!extended) {
+    // ln(m) = (f - hfsq) + s*(hfsq + R): split the leading part into hi (21 bits, so hi*L1 is
+    // exact) and lo, then multiply by 1/ln2 in double-double.
+    Ref hi = b.dbl(b.bits(fr - hfsq) & b.i64(int64_t(0xFFFFFFFF00000000ull)));
+    Ref lo = ((fr - hi) - hfsq) + s * (hfsq + rz);
+    vhi = hi * b.f(kInvLn2_1);
+    vlo = (lo + hi) * b.f(kInvLn2_2) + lo * b.f(kInvLn2_1);
+  } else {
+    auto [sq, sq_lo] = b.two_prod(fr, fr);
+    Ref hsq_lo = b.f(0.5) * sq_lo;  // f^2/2 = hfsq + hsq_lo exactly
+    // s = f/(2+f) + s_lo: v_err is the exact error of 2 + f (2 > |f|), s*v an exact product.
+    Ref v_err = (b.f(2) - v) + fr;
+    auto [sv, sv_lo] = b.two_prod(s, v);
+    Ref s_lo = (((fr - sv) - sv_lo) - s * v_err) / v;
+    // A = f - f^2/2 as a + a_err (fr - a exact by Sterbenz), t = f^2/2 + R as t + t_lo.
+    Ref a = fr - hfsq;
+    Ref a_err = ((fr - a) - hfsq) - hsq_lo;
+    auto [t, t_e] = b.two_sum(hfsq, rz);
+    Ref t_lo = t_e + hsq_lo;
+    auto [bh, bl] = b.two_prod(s, t);
+    bl = bl + (s * t_lo + s_lo * t);
+    auto [lh, l_e] = b.two_sum(a, bh);
+    Ref ll = l_e + (a_err + bl);
+    // times 1/ln2 = L1 + L2 (L1 with 21 bits): split lh at 21 bits as well.
+    Ref hi = b.dbl(b.bits(lh) & b.i64(int64_t(0xFFFFFFFF00000000ull)));
+    Ref hl = lh - hi;  // exact
+    vhi = hi * b.f(kInvLn2_1);
+    vlo = (hl * b.f(kInvLn2_1) + ll * b.f(kInvLn2_1)) + lh * b.f(kInvLn2_2);
+  }
   Ref y = cast(e, F);
   Ref w = y + vhi;  // |y| >= 1 > |vhi| or y == 0: the error (y - w) + vhi is exact
   vlo = vlo + ((y - w) + vhi);
-  Ref r = w + vlo;
+  Ref hi2 = w + vlo;
+  return {hi2, vlo - (hi2 - w)};
+}
+
+Ref log2_f64(Ref x) {
+  B b{x->ctx()};
+  Ref r = log2_dd(x, false).first;
   const double inf = std::numeric_limits<double>::infinity();
   r = where(cmpeq(x, b.f(inf)), x, r);
   r = where(cmpeq(x, b.f(0)), b.f(-inf), r);
@@ -173,15 +226,55 @@ Ref sin_f64(Ref x) {
   return where(cmpne(nan, b.f(0)), nan, r);
 }
 
+// pow(x, y) = sign * 2^(y * log2|x|), with log2 and the product in double-double; C99's
+// special cases (pow(x, +-0) = 1, pow(1, y) = 1, pow(-1, +-inf) = 1, negative x with a
+// non-integer y is NaN, zeros and infinities by the sign of y and whether it is an odd integer).
+Ref pow_f64(Ref x, Ref y) {
+  B b{x->ctx()};
+  const double inf = std::numeric_limits<double>::infinity();
+  Ref ax = b.abs(x);
+  auto [lh, ll] = log2_dd(ax, true);
+  // log2|x| for 0 and inf (NaN stays garbage: handled below).
+  lh = where(cmpeq(ax, b.f(0)), b.f(-inf), where(cmpeq(ax, b.f(inf)), b.f(inf), lh));
+  ll = where(cmplt(b.abs(lh), b.f(inf)), ll, b.f(0));
+  // |y| >= 2^990 with |x| != 1 over- or underflows anyway: clamp so the split stays finite.
+  Ref yc =
+      where(cmplt(b.abs(y), b.f(0x1p990)), y, where(cmplt(y, b.f(0)), b.f(-0x1p990), b.f(0x1p990)));
+  Ref finite_l = cmplt(b.abs(lh), b.f(inf));
+  auto [ph, pe] = b.two_prod(yc, where(finite_l, lh, b.f(1)));
+  ph = where(finite_l, ph, yc * lh);  // y * +-inf: +-inf (y != 0 here; y == 0 is handled)
+  Ref pl = pe + yc * ll;
+  Ref r = exp2_dd(ph, where(finite_l, pl, b.f(0)));
+  // Sign and integrality of y.
+  Ref y_int = cmpeq(b.trunc(y), y);
+  Ref hy = y * b.f(0.5);
+  Ref y_odd = b.land(y_int, cmpne(b.trunc(hy), hy));
+  Ref x_neg = cmplt(b.bits(x), b.i64(0));  // sign bit (also -0, -inf)
+  r = where(b.land(x_neg, y_odd), -r, r);
+  r = where(b.land(b.land(cmplt(x, b.f(0)), cmplt(b.f(-inf), x)), logical_not(y_int)),
+            b.f(std::numeric_limits<double>::quiet_NaN()), r);
+  r = where(b.lor(cmpne(x, x), cmpne(y, y)), x + y, r);
+  Ref one = b.lor(cmpeq(y, b.f(0)), cmpeq(x, b.f(1)));
+  one = b.lor(one, b.land(cmpeq(x, b.f(-1)), cmpeq(b.abs(y), b.f(inf))));
+  return where(one, b.f(1), r);
+}
+
 }  // namespace
 
 bool has_soft_math(Op op, DType dtype) {
+  if (op == Op::kPow) return is_float(dtype);  // other float types through float64
   return dtype == F && (op == Op::kExp2 || op == Op::kLog2 || op == Op::kSin);
 }
 
 Ref soft_exp2(Ref x) { return x->dtype() == F ? exp2_f64(x) : Ref(); }
 Ref soft_log2(Ref x) { return x->dtype() == F ? log2_f64(x) : Ref(); }
 Ref soft_sin(Ref x) { return x->dtype() == F ? sin_f64(x) : Ref(); }
+Ref soft_pow(Ref x, Ref y) {
+  const DType t = x->dtype();
+  if (!is_float(t) || y->dtype() != t) return {};
+  if (t == F) return pow_f64(x, y);
+  return cast(pow_f64(cast(x, F), cast(y, F)), t);
+}
 
 bool force_soft_math() {
   const char* e = std::getenv("RAWGPU_SOFT_MATH");
@@ -191,11 +284,12 @@ bool force_soft_math() {
 bool needs_soft_math(const GpuTarget& target, Op op, DType dtype) {
   if (!has_soft_math(op, dtype)) return false;
   switch (target.arch) {
-    // LLVM 19: AMDGPU has no float64 exp/log/sin instruction and no libcall to fall back on;
-    // NVPTX has only f32 approximations (ex2/lg2/sin.approx.f32).
-    case GpuArch::kAmd:
-    case GpuArch::kNv: return true;
-    case GpuArch::kHost: return force_soft_math();
+    // LLVM 19: AMDGPU has no float64 exp/log/sin/pow instruction and no libcall to fall back on
+    // (float64 pow aborts instruction selection); f32 pow is expanded by LLVM itself.
+    case GpuArch::kAmd: return dtype == F;
+    // NVPTX has only f32 approximations (ex2/lg2/sin.approx.f32) and cannot select pow at all.
+    case GpuArch::kNv: return dtype == F || op == Op::kPow;
+    case GpuArch::kHost: return dtype == F && force_soft_math();
   }
   return false;
 }
@@ -203,12 +297,15 @@ bool needs_soft_math(const GpuTarget& target, Op op, DType dtype) {
 Ref lower_transcendentals(Ref root, const SoftMathPredicate& need) {
   static const PatternMatcher pm = [] {
     PatternMatcher m;
-    m.add(Pat::ops({Op::kExp2, Op::kLog2, Op::kSin}).dtype(F), [](const Match& mt) -> Ref {
+    m.add(Pat::ops({Op::kExp2, Op::kLog2, Op::kSin, Op::kPow}), [](const Match& mt) -> Ref {
       const Ref n = mt.root();
-      if (!(*mt.user<const SoftMathPredicate>())(n->op(), n->dtype())) return {};
+      if (!has_soft_math(n->op(), n->dtype()) ||
+          !(*mt.user<const SoftMathPredicate>())(n->op(), n->dtype()))
+        return {};
       switch (n->op()) {
         case Op::kExp2: return soft_exp2(n->src(0));
         case Op::kLog2: return soft_log2(n->src(0));
+        case Op::kPow: return soft_pow(n->src(0), n->src(1));
         default: return soft_sin(n->src(0));
       }
     });

@@ -6,7 +6,8 @@
 // |ref|; 2^-1074 in the denormal range), so 0.5 is correct rounding. Bounds asserted:
 // exp2 <= 1 ulp, log2 <= 1 ulp (all finite inputs), sin <= 1 ulp for |x| < 2^20; for
 // 2^20 <= |x| < 2^52 the absolute error is <= |x| * 2^-50 (the documented large-argument
-// behaviour). Special values (+-0, +-inf, NaN, overflow, underflow, negative log2 arguments)
+// behaviour); pow <= 1.5 ulp while |y*log2 x| < 64 and <= 32 ulp up to the overflow and
+// underflow limits. Special values (+-0, +-inf, NaN, overflow, underflow, negative log2 arguments)
 // must match C exactly. The random sweeps draw from a fresh seed (RAWGPU_TEST_SEED=N replays).
 #include "rawgpu/compiler/transcendental.h"
 
@@ -46,7 +47,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // out[i] = op(in[i]) in float64, with op expanded by lower_transcendentals (or left to libm when
 // `soft` is false).
-std::vector<double> run_op(Op op, const std::vector<double>& in, bool soft = true) {
+std::vector<double> run_op(Op op, const std::vector<double>& in, bool soft = true,
+                           const std::vector<double>* in2 = nullptr) {
   Context ctx;
   const int64_t n = int64_t(in.size());
   const int64_t a0[] = {0, n}, a1[] = {1, n};
@@ -54,7 +56,11 @@ std::vector<double> run_op(Op op, const std::vector<double>& in, bool soft = tru
   Ref inb = ctx.make(Op::kBuffer, DType::kFloat64, {}, Arg::ints(a1));
   Ref r = ctx.range(n, 0);
   Ref x = ctx.make(Op::kLoad, DType::kFloat64, {ctx.make(Op::kIndex, DType::kFloat64, {inb, r})});
-  Ref v = ctx.make(op, DType::kFloat64, {x});
+  const int64_t a2[] = {2, n};
+  Ref y = ctx.make(Op::kLoad, DType::kFloat64,
+                   {ctx.make(Op::kIndex, DType::kFloat64,
+                             {ctx.make(Op::kBuffer, DType::kFloat64, {}, Arg::ints(a2)), r})});
+  Ref v = in2 ? ctx.make(op, DType::kFloat64, {x, y}) : ctx.make(op, DType::kFloat64, {x});
   Ref st = ctx.make(Op::kStore, DType::kVoid, {ctx.make(Op::kIndex, DType::kFloat64, {out, r}), v});
   Ref sink = ctx.make(Op::kSink, DType::kVoid, {st});
   Ref lowered = soft ? lower_transcendentals(sink, [](Op, DType) { return true; }) : sink;
@@ -64,7 +70,12 @@ std::vector<double> run_op(Op op, const std::vector<double>& in, bool soft = tru
   if (!k.ok()) return {};
   CpuBuffer ob(DType::kFloat64, in.size()), ib(DType::kFloat64, in.size());
   EXPECT_TRUE(ib.copy_in(std::as_bytes(std::span(in))).ok());
-  CpuBuffer* bufs[] = {&ob, &ib};
+  CpuBuffer ib2(DType::kFloat64, in.size());
+  std::vector<CpuBuffer*> bufs = {&ob, &ib};
+  if (in2) {
+    EXPECT_TRUE(ib2.copy_in(std::as_bytes(std::span(*in2))).ok());
+    bufs.push_back(&ib2);
+  }
   const Status s = runtime().launch(**k, bufs, {});
   EXPECT_TRUE(s.ok()) << s.error().to_string();
   std::vector<double> got(in.size());
@@ -300,6 +311,72 @@ TEST(Transcendental, SinLargeArguments) {
   std::printf("  SIN 2^20 <= |x| < 2^52: max |error| / |x| = %.3g\n", worst);
 }
 
+TEST(Transcendental, PowSpecialValuesMatchC) {
+  const double vals[] = {0.0,  -0.0,  1.0,    -1.0,      2.0,    -2.0,      0.5,
+                         -0.5, 3.0,   -3.0,   2.5,       -2.5,   kInf,      -kInf,
+                         kNaN, 1e300, -1e300, 0x1p-1074, 1e-300, 0.99999999};
+  std::vector<double> xs, ys;
+  for (double x : vals)
+    for (double y : vals) {
+      xs.push_back(x);
+      ys.push_back(y);
+    }
+  const std::vector<double> got = run_op(Op::kPow, xs, true, &ys);
+  ASSERT_EQ(got.size(), xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double want = std::pow(xs[i], ys[i]);
+    const bool special = want == 0 || std::isinf(want) || want == 1 || want == -1 || xs[i] == 0 ||
+                         std::isinf(xs[i]) || std::isinf(ys[i]);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got[i])) << "pow(" << xs[i] << ", " << ys[i] << ") = " << got[i];
+    } else if (special) {
+      EXPECT_TRUE(got[i] == want && std::signbit(got[i]) == std::signbit(want))
+          << "pow(" << xs[i] << ", " << ys[i] << ") = " << got[i] << ", want " << want;
+    } else {
+      EXPECT_LE(ulp_error(got[i], powl(xs[i], ys[i])), 1.0)
+          << "pow(" << xs[i] << ", " << ys[i] << ") = " << got[i] << ", want " << want;
+    }
+  }
+}
+
+TEST(Transcendental, PowAccuracy) {
+  std::mt19937_64 rng(test_seed());
+  std::uniform_real_distribution<double> base(0, 10), expo(-20, 20), big(-1000, 1000), u(0, 1);
+  // |y*log2(x)| < 64 (bound 1.5 ulp), then up to the overflow/underflow limits (bound 32 ulp:
+  // log2(x) carries ~2^-60 relative error into an exponent of up to 1075).
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<double> xs, ys;
+    for (int i = 0; i < 100000; ++i) {
+      double x = i % 4 == 0 ? -std::floor(base(rng)) - 1 : base(rng) + 1e-3;
+      double y = i % 4 == 0 ? std::floor(expo(rng)) : expo(rng);
+      if (pass == 1) {
+        x = std::exp2(big(rng) * u(rng));
+        const double l = std::log2(x);
+        y = l != 0 ? big(rng) / l : 1.0;
+      } else {
+        while (std::fabs(y * std::log2(std::fabs(x))) >= 64) y = std::trunc(y * 0.5);
+      }
+      xs.push_back(x);
+      ys.push_back(y);
+    }
+    const std::vector<double> got = run_op(Op::kPow, xs, true, &ys);
+    ASSERT_EQ(got.size(), xs.size());
+    double worst = 0;
+    size_t wi = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double e = ulp_error(got[i], powl(xs[i], ys[i]));
+      if (!(e <= worst)) {
+        worst = e;
+        wi = i;
+      }
+    }
+    EXPECT_LE(worst, pass == 0 ? 1.5 : 32.0)
+        << "pow(" << std::hexfloat << xs[wi] << ", " << ys[wi] << ") = " << got[wi];
+    std::printf("  POW %-32s %8zu values, max error %.3f ulp\n",
+                pass == 0 ? "|y*log2 x| < 64" : "|y*log2 x| < 1000", xs.size(), worst);
+  }
+}
+
 TEST(Transcendental, OnlyFloat64IsLoweredAndLibmPathUnchanged) {
   Context ctx;
   Ref x32 = ctx.var("i", 0, 10, DType::kInt32);
@@ -379,6 +456,9 @@ TEST(Transcendental, ExpansionSize) {
     EXPECT_LT(nodes.size() - base, 200u);
     std::printf("  %s: %zu ALU nodes (constants excluded)\n", name, alu - 1);
   }
+  size_t alu = 0;
+  for (Ref n : ctx.toposort(soft_pow(x, x))) alu += ops::kAlu.has(n->op());
+  std::printf("  pow: %zu ALU nodes (constants excluded)\n", alu - 1);
 }
 
 TEST(Transcendental, TargetHook) {
@@ -389,6 +469,9 @@ TEST(Transcendental, TargetHook) {
       EXPECT_TRUE(needs_soft_math(*g, op, DType::kFloat64)) << t;
       EXPECT_FALSE(needs_soft_math(*g, op, DType::kFloat32)) << t;
     }
+    EXPECT_TRUE(needs_soft_math(*g, Op::kPow, DType::kFloat64)) << t;
+    // LLVM expands f32 pow for AMDGPU; NVPTX cannot select pow of any type.
+    EXPECT_EQ(needs_soft_math(*g, Op::kPow, DType::kFloat32), g->arch == GpuArch::kNv) << t;
     EXPECT_FALSE(needs_soft_math(*g, Op::kSqrt, DType::kFloat64)) << t;
   }
   auto host = gpu_target("host");
@@ -402,7 +485,7 @@ TEST(Transcendental, GpuTargetsCompileFloat64) {
   for (const char* t : {"gfx1100", "gfx1201", "sm_80"}) {
     auto g = gpu_target(t);
     ASSERT_TRUE(g.ok());
-    for (Op op : {Op::kExp2, Op::kLog2, Op::kSin}) {
+    for (Op op : {Op::kExp2, Op::kLog2, Op::kSin, Op::kPow}) {
       Context ctx;
       const int64_t a0[] = {0, 64}, a1[] = {1, 64};
       Ref out = ctx.make(Op::kBuffer, DType::kFloat64, {}, Arg::ints(a0));
@@ -410,9 +493,10 @@ TEST(Transcendental, GpuTargetsCompileFloat64) {
       Ref r = ctx.range(64, 0);
       Ref x =
           ctx.make(Op::kLoad, DType::kFloat64, {ctx.make(Op::kIndex, DType::kFloat64, {inb, r})});
-      Ref st = ctx.make(
-          Op::kStore, DType::kVoid,
-          {ctx.make(Op::kIndex, DType::kFloat64, {out, r}), ctx.make(op, DType::kFloat64, {x})});
+      Ref st = ctx.make(Op::kStore, DType::kVoid,
+                        {ctx.make(Op::kIndex, DType::kFloat64, {out, r}),
+                         op == Op::kPow ? ctx.make(op, DType::kFloat64, {x, x})
+                                        : ctx.make(op, DType::kFloat64, {x})});
       Ref sink = ctx.make(Op::kSink, DType::kVoid, {st});
       GpuOptions o;
       o.assemble = false;

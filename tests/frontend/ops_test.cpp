@@ -376,6 +376,19 @@ void add_binary(std::vector<Case>& cs) {
                expect_close(b.op(to_t(x, t), to_t(y, t)), map2(x, y, b.ref), rt, tol_for(rt));
              }});
       }
+  // float64 pow (expanded by compiler/transcendental.cpp on the GPUs): positive bases, and
+  // negative bases with integer exponents.
+  for (auto [sa, sb] : {std::pair<Shape, Shape>{{3, 4}, {3, 4}}, {{2, 1, 5}, {3, 1}}})
+    for (bool neg : {false, true})
+      cs.push_back(
+          {std::string("pow_float64_") + (neg ? "negbase_" : "") + sname(sa) + "_" + sname(sb),
+           [=](std::mt19937_64& rng) {
+             const Arr x = rnd(rng, sa, neg ? -3 : 0.1, neg ? -0.5 : 4);
+             const Arr y = rnd(rng, sb, -4, 4, neg);
+             expect_close(to_t(x, DType::kFloat64).pow(to_t(y, DType::kFloat64)),
+                          map2(x, y, [](double a, double b) { return std::pow(a, b); }),
+                          DType::kFloat64, tol_for(DType::kFloat64));
+           }});
   // logical and bitwise
   struct L {
     const char* name;
