@@ -512,5 +512,30 @@ TEST(Transcendental, GpuTargetsCompileFloat64) {
   }
 }
 
+// NVPTX cannot select pow of any float type (LLVM aborted the process): f32 and f16 pow compile
+// through the float64 expansion; AMDGPU keeps LLVM's own f32 pow.
+TEST(Transcendental, PowOtherFloatTypesCompile) {
+  for (const char* t : {"sm_80", "gfx1100"})
+    for (DType dt : {DType::kFloat32, DType::kFloat16}) {
+      auto g = gpu_target(t);
+      ASSERT_TRUE(g.ok());
+      Context ctx;
+      const int64_t a0[] = {0, 64}, a1[] = {1, 64};
+      Ref out = ctx.make(Op::kBuffer, dt, {}, Arg::ints(a0));
+      Ref inb = ctx.make(Op::kBuffer, dt, {}, Arg::ints(a1));
+      Ref r = ctx.range(64, 0);
+      Ref x = ctx.make(Op::kLoad, dt, {ctx.make(Op::kIndex, dt, {inb, r})});
+      Ref st = ctx.make(Op::kStore, DType::kVoid,
+                        {ctx.make(Op::kIndex, dt, {out, r}), ctx.make(Op::kPow, dt, {x, x})});
+      GpuOptions o;
+      o.assemble = false;
+      auto spec = compile_gpu(ctx.make(Op::kSink, DType::kVoid, {st}), "k", *g, o);
+      ASSERT_TRUE(spec.ok()) << t << ": " << spec.error().to_string();
+      bool has_pow = false;
+      for (const Inst& in : spec->program.insts) has_pow |= in.node && in.node->op() == Op::kPow;
+      EXPECT_EQ(has_pow, g->arch == GpuArch::kAmd) << t << " " << dtype_name(dt);
+    }
+}
+
 }  // namespace
 }  // namespace rawgpu::compiler
