@@ -13,6 +13,7 @@
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
 #include "rawgpu/compiler/cpu.h"
+#include "rawgpu/compiler/transcendental.h"
 
 namespace rawgpu::compiler {
 
@@ -279,7 +280,12 @@ Result<const CpuKernel*> CpuRuntime::Impl::compile_ast(Ref sink, std::vector<Opt
   k->hash = h;
   k->name = "k_" + h.hex().substr(0, 16);
   const auto t0 = std::chrono::steady_clock::now();
-  k->program = RG_TRY(linearize(sink));
+  // RAWGPU_SOFT_MATH=1: the GPU targets' float64 exp2/log2/sin/pow expansions instead of libm.
+  const Ref lowered =
+      force_soft_math()
+          ? lower_transcendentals(sink, [](Op, DType t) { return t == DType::kFloat64; })
+          : sink;
+  k->program = RG_TRY(linearize(lowered));
   k->opts = std::move(opts);
   const double lin_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   RG_LOG("compiler", 5, "linear program %s:\n%s", k->name.c_str(), k->program.to_string().c_str());

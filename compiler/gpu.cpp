@@ -18,6 +18,7 @@
 #include "rawgpu/compiler/rewrite.h"
 #include "rawgpu/compiler/symbolic.h"
 #include "rawgpu/compiler/tensor_core.h"
+#include "rawgpu/compiler/transcendental.h"
 #include "rawgpu/drivers/amd/code_object.h"
 #include "rawgpu/drivers/nv/cubin.h"
 
@@ -511,6 +512,10 @@ Result<ProgramSpec> compile_gpu(Ref sink, std::string_view name, const GpuTarget
   auto t0 = std::chrono::steady_clock::now();
   s.gpu = RG_TRY_CTX(gpu_lower(sink, target, options), "compiling %s for %s", s.name.c_str(),
                      target.name.c_str());
+  // Transcendentals the target's back end cannot lower (float64 on AMDGPU/NVPTX) become
+  // polynomial code here (transcendental.h).
+  s.gpu.ast = lower_transcendentals(s.gpu.ast,
+                                    [&](Op op, DType t) { return needs_soft_math(target, op, t); });
   s.times.lower_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
   s.program =

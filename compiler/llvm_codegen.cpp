@@ -94,7 +94,8 @@ class AmdgpuTarget final : public TargetHooks {
   llvm::Value* math(llvm::IRBuilder<>& b, Op op, llvm::Value* x) const override {
     // v_exp/v_log/v_sqrt/v_sin (llvm.sin is range-reduced by LLVM with a 1/2pi multiply).
     // f64 has only sqrt in hardware; LLVM 19 aborts on sin.f64 ("Cannot select fsin") and has no
-    // libcall for exp2/log2.f64, so those are a typed kUnsupported (no f64 polynomial yet).
+    // libcall for exp2/log2.f64: compile_gpu expands those before code generation
+    // (transcendental.h), so one reaching here is a typed kUnsupported.
     if (x->getType()->isDoubleTy() && op != Op::kSqrt) return nullptr;
     switch (op) {
       case Op::kExp2: return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp2, x);
@@ -137,7 +138,8 @@ class AmdgpuTarget final : public TargetHooks {
 
 // NVPTX: ptx_kernel calling convention, %tid/%ctaid special registers, bar.sync 0, shared
 // memory in address space 3. LLVM 19 cannot lower llvm.exp2/log2/sin.f32 for NVPTX, so those
-// use the approximate PTX instructions (ex2/lg2/sin.approx.f32; other float types through f32).
+// use the approximate PTX instructions (ex2/lg2/sin.approx.f32; f16/bf16 through f32; f64 is
+// expanded by compile_gpu before code generation, transcendental.h).
 class NvptxTarget final : public TargetHooks {
  public:
   NvptxTarget(std::string gpu, std::string dl) : gpu_(std::move(gpu)), dl_(std::move(dl)) {}
