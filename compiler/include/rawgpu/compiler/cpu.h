@@ -75,6 +75,11 @@ struct CpuRuntimeOptions {
   // matmuls, upcast/unroll of reductions, THREAD). RAWGPU_NOOPT=1 in the environment turns it
   // off for every runtime created afterwards.
   bool heuristic = true;
+  // Memory coalescing (linearize.h LowerOptions): consecutive aligned accesses of upcast lanes
+  // become vector loads/stores of at most this many bytes (0: scalar; RAWGPU_VECTORIZE=0 in the
+  // environment turns it off). Vector kernels assume 64-byte aligned buffers (CpuBuffer
+  // allocations and the scheduler's arena slices are) and launch checks it.
+  int vector_bytes = 64;
 };
 
 // Seconds spent by CpuRuntime::compile on cache misses, per stage, summed over kernels.
