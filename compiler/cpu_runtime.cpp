@@ -152,6 +152,7 @@ struct CpuRuntime::Impl {
   Result<const CpuKernel*> compile_ast(Ref ast, std::vector<Opt> opts);
   Result<const CpuKernel*> compile_heuristic(Ref sink);
   int opt_level = 3;
+  LowerOptions lower_options;
   CpuCompileTimes times;
 };
 
@@ -177,6 +178,13 @@ Result<std::unique_ptr<CpuRuntime>> CpuRuntime::create(const CpuRuntimeOptions& 
   if (const char* e = std::getenv("RAWGPU_NOOPT"); e && e[0] == '1' && !e[1])
     impl->heuristic = false;
   impl->opt_level = options.opt_level;
+  if (options.vector_bytes < 0 || options.vector_bytes > 1024)
+    return make_error(Errc::kInvalidArgument, "cpu runtime: vector_bytes %d is not 0..1024",
+                      options.vector_bytes);
+  impl->lower_options.max_vector_bytes = options.vector_bytes;
+  if (const char* e = std::getenv("RAWGPU_VECTORIZE"); e && e[0] == '0' && !e[1])
+    impl->lower_options.max_vector_bytes = 0;
+  impl->lower_options.buffer_align = 64;  // CpuBuffer and the arena plan (64-byte granule)
   return std::unique_ptr<CpuRuntime>(new CpuRuntime(std::move(impl)));
 }
 
@@ -285,7 +293,7 @@ Result<const CpuKernel*> CpuRuntime::Impl::compile_ast(Ref sink, std::vector<Opt
       force_soft_math()
           ? lower_transcendentals(sink, [](Op, DType t) { return t == DType::kFloat64; })
           : sink;
-  k->program = RG_TRY(linearize(lowered));
+  k->program = RG_TRY(linearize(lowered, impl_->lower_options));
   k->opts = std::move(opts);
   const double lin_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   RG_LOG("compiler", 5, "linear program %s:\n%s", k->name.c_str(), k->program.to_string().c_str());
@@ -340,6 +348,13 @@ Status CpuRuntime::launch(const CpuKernel& kernel, std::span<CpuBuffer* const> b
                         "launch %s: buffer slot %zu holds %zu elements, the kernel needs %lld",
                         kernel.name.c_str(), i, buffers[i]->count(),
                         static_cast<long long>(kernel.buffer_counts[i]));
+    if (p.buffer_align > 0 &&
+        reinterpret_cast<uintptr_t>(buffers[i]->data()) % uintptr_t(p.buffer_align) != 0)
+      return make_error(Errc::kInvalidArgument,
+                        "launch %s: buffer slot %zu at %p is not %d-byte aligned, which the "
+                        "kernel's vector loads/stores assume (CpuBuffer allocations are; align "
+                        "borrowed memory, or set RAWGPU_VECTORIZE=0)",
+                        kernel.name.c_str(), i, buffers[i]->data(), p.buffer_align);
     ptrs[i] = buffers[i]->data();
   }
   for (size_t i = 0; i < vars.size(); ++i) {

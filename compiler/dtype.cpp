@@ -39,7 +39,33 @@ constexpr std::array<Info, kNumDTypes> kInfo = {{
     {"index", 0, 64, kI64Min, kI64Max},
 }};
 
-constexpr const Info& info(DType t) { return kInfo[static_cast<size_t>(t)]; }
+// Scalar info; a vector's lanes (an out-of-range scalar code, never made by vec(), reads void).
+constexpr const Info& info(DType t) {
+  const size_t i = static_cast<size_t>(scalar_of(t));
+  return kInfo[i < kInfo.size() ? i : 0];
+}
+
+// "<base>x<lanes>" for every vector code (bits 5-7 = 1..4), built once.
+struct VecNames {
+  std::array<std::array<char, 16>, 256> names{};
+  VecNames() {
+    for (int code = 1; code <= 4; ++code)
+      for (int b = 0; b < kNumDTypes; ++b) {
+        auto& n = names[size_t(code << 5 | b)];
+        const std::string_view base = kInfo[size_t(b)].name;
+        std::memcpy(n.data(), base.data(), base.size());
+        n[base.size()] = 'x';
+        const int lanes = 1 << code;
+        size_t k = base.size() + 1;
+        if (lanes >= 10) n[k++] = char('0' + lanes / 10);
+        n[k++] = char('0' + lanes % 10);
+      }
+  }
+};
+const VecNames& vec_names() {
+  static const VecNames v;
+  return v;
+}
 
 // The promotion lattice as "a -> its direct supertypes" edges (README: dtypes and promotion).
 using Mask = uint32_t;
@@ -84,21 +110,52 @@ constexpr bool in_lattice(DType t) { return t != DType::kVoid && t != DType::kIn
 
 }  // namespace
 
-int itemsize(DType t) { return info(t).itemsize; }
-int bitwidth(DType t) { return info(t).bits; }
+std::optional<DType> vec(DType base, int lanes) {
+  if (is_vector(base) || static_cast<int>(base) >= kNumDTypes || base == DType::kBool ||
+      itemsize(base) == 0)
+    return std::nullopt;
+  int code = 0;
+  switch (lanes) {
+    case 1: return base;
+    case 2: code = 1; break;
+    case 4: code = 2; break;
+    case 8: code = 3; break;
+    case 16: code = 4; break;
+    default: return std::nullopt;
+  }
+  return static_cast<DType>(code << 5 | static_cast<int>(base));
+}
+
+int itemsize(DType t) { return info(t).itemsize * vcount(t); }
+int bitwidth(DType t) { return info(t).bits * vcount(t); }
 std::string_view dtype_name(DType t) {
-  return static_cast<size_t>(t) < kInfo.size() ? info(t).name : "?";
+  const size_t b = static_cast<size_t>(scalar_of(t));
+  if (b >= kInfo.size() || vcount(t) > kMaxVecLanes) return "?";
+  if (!is_vector(t)) return kInfo[b].name;
+  return vec_names().names[static_cast<uint8_t>(t)].data();
 }
 std::optional<DType> dtype_from_name(std::string_view name) {
   for (int i = 0; i < kNumDTypes; ++i)
     if (kInfo[i].name == name) return static_cast<DType>(i);
-  return std::nullopt;
+  const size_t x = name.rfind('x');
+  if (x == std::string_view::npos || x == 0) return std::nullopt;
+  const std::string_view lanes = name.substr(x + 1);
+  int n = 0;
+  for (char ch : lanes) {
+    if (ch < '0' || ch > '9' || n > kMaxVecLanes) return std::nullopt;
+    n = n * 10 + (ch - '0');
+  }
+  if (lanes.empty() || lanes[0] == '0' || n == 1) return std::nullopt;
+  const auto base = dtype_from_name(name.substr(0, x));
+  if (!base || is_vector(*base)) return std::nullopt;
+  return vec(*base, n);
 }
 int64_t dtype_min(DType t) { return info(t).min; }
 int64_t dtype_max(DType t) { return info(t).max; }
 
 std::optional<DType> join(DType a, DType b) {
   if (a == b) return a;
+  if (is_vector(a) || is_vector(b)) return std::nullopt;
   if (a == DType::kIndex || b == DType::kIndex) {
     const DType other = a == DType::kIndex ? b : a;
     if (other == DType::kWeakInt || other == DType::kBool) return DType::kIndex;

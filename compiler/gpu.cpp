@@ -171,7 +171,8 @@ Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions&
           if (size % lanes != 0 || size < lanes) continue;
           const Op rop = n->arg().as_op();
           const Ref r2 = c.range(size / lanes, ++max_axis, kAxisReduce);
-          const Ref v2 = substitute(n->src(0), {{r, r2 * lanes + lane}});
+          const Ref idx = opt.group_top ? lane * (size / lanes) + r2 : r2 * lanes + lane;
+          const Ref v2 = substitute(n->src(0), {{r, idx}});
           const Ref partial = c.make(Op::kReduce, n->dtype(), {v2, r2}, Arg::op(rop));
           const int64_t la[] = {local_slot++, lanes, kBufferLocal};
           const Ref lb = c.make(Op::kBuffer, n->dtype(), {}, Arg::ints(la));
@@ -185,8 +186,9 @@ Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions&
           made.insert(partial.get());
           made.insert(total.get());
           sink = substitute(sink, {{n, total}});
-          k.applied_opts.push_back(strformat("GROUP %lld on reduce %%%u (%lld elements)",
-                                             (long long)lanes, n->id(), (long long)size));
+          k.applied_opts.push_back(strformat("%s %lld on reduce %%%u (%lld elements)",
+                                             opt.group_top ? "GROUPTOP" : "GROUP", (long long)lanes,
+                                             n->id(), (long long)size));
           changed = true;
           break;
         }
@@ -518,8 +520,11 @@ Result<ProgramSpec> compile_gpu(Ref sink, std::string_view name, const GpuTarget
                                     [&](Op op, DType t) { return needs_soft_math(target, op, t); });
   s.times.lower_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
-  s.program =
-      RG_TRY_CTX(linearize(s.gpu.ast), "compiling %s for %s", s.name.c_str(), target.name.c_str());
+  LowerOptions lo;
+  lo.max_vector_bytes = options.vector_bytes;
+  lo.buffer_align = options.vector_bytes;
+  s.program = RG_TRY_CTX(linearize(s.gpu.ast, lo), "compiling %s for %s", s.name.c_str(),
+                         target.name.c_str());
   if (target.arch != GpuArch::kHost) {
     if (const size_t nb = insert_barriers(s.program))
       s.gpu.applied_opts.push_back(strformat("%zu barrier(s)", nb));

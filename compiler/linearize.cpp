@@ -41,8 +41,9 @@ std::vector<Ref> sorted_ranges(std::span<const Ref> rs) {
 // GPU kernels add SPECIAL (launch ids), AFTER (a local buffer after its stores) and BARRIER
 // (inserted into the linear program by the GPU lowering, see gpu.h).
 constexpr OpSet kValueOps =
-    ops::kAlu | OpSet{Op::kConst,   Op::kDefineVar, Op::kBuffer,  Op::kIndex, Op::kLoad, Op::kNoop,
-                      Op::kSpecial, Op::kAfter,     Op::kBarrier, Op::kWmma,  Op::kGep};
+    ops::kAlu | OpSet{Op::kConst,   Op::kDefineVar, Op::kBuffer,  Op::kIndex,
+                      Op::kLoad,    Op::kNoop,      Op::kSpecial, Op::kAfter,
+                      Op::kBarrier, Op::kWmma,      Op::kGep,     Op::kVectorize};
 
 // The BUFFER under an INDEX source (through AFTER).
 Ref base_buffer(Ref b) {
@@ -376,23 +377,40 @@ Ref drop_dead_loads(Ref root) {
 }
 }  // namespace
 
-Result<Ref> lower(Ref sink) {
+Result<Ref> lower(Ref sink, const LowerOptions& options) {
   if (!sink || sink->op() != Op::kSink)
     return make_error(Errc::kInvalidArgument, "lower: the kernel root must be a SINK");
   RG_TRY_CTX(verify(sink, Stage::kKernel), "lower: input kernel AST");
-  Ref out = narrow_index(drop_dead_loads(simplify(sink)));
+  Ref out =
+      narrow_index(coalesce_memory(drop_dead_loads(simplify(sink)), options.max_vector_bytes));
   RG_TRY_CTX(verify(out, Stage::kKernel), "lower: after simplification and index narrowing");
   return out;
 }
 
-Result<Program> linearize(Ref sink) {
-  Ref lowered = RG_TRY(lower(sink));
+Result<Program> linearize(Ref sink, const LowerOptions& options) {
+  Ref lowered = RG_TRY(lower(sink, options));
   Linearizer L;
   L.sink = lowered;
   L.order = lowered->ctx().toposort(lowered);
   Program p;
   p.sink = lowered;
   for (Ref n : L.order) {
+    // A vector access covers lanes - 1 elements past its INDEX: still inside the buffer.
+    const DType vt = n->op() == Op::kLoad    ? n->dtype()
+                     : n->op() == Op::kStore ? n->src(n->nsrc() - 1)->dtype()
+                                             : DType::kVoid;
+    if (is_vector(vt)) p.buffer_align = options.buffer_align;
+    if (is_vector(vt) && n->src(0)->op() == Op::kIndex && n->src(0)->nsrc() == 2) {
+      const Ref index = n->src(0);
+      const auto a = base_buffer(index->src(0))->arg().as_ints();
+      if (a.size() > 1 && index->src(1)->vmax() + vcount(vt) > a[1])
+        return make_error(Errc::kOutOfRange,
+                          "linearize: %s: rule 'index-in-bounds' violated: %d lanes from index "
+                          "%lld leave buffer slot %lld of %lld elements",
+                          node_desc(n).c_str(), vcount(vt),
+                          static_cast<long long>(index->src(1)->vmax()),
+                          static_cast<long long>(a[0]), static_cast<long long>(a[1]));
+    }
     const Op o = n->op();
     if (!kValueOps.has(o) && o != Op::kRange && o != Op::kReduce && o != Op::kStore &&
         o != Op::kEnd && o != Op::kSink)

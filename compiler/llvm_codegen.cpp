@@ -6,6 +6,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "llvm_target.h"
@@ -254,8 +255,12 @@ struct Gen {
   Gen(const Program& prog, const TargetHooks& t, llvm::LLVMContext& c, llvm::Module& m)
       : p(prog), target(t), ctx(c), mod(m), b(c) {}
 
-  // Register type (bool is i1) and memory type (bool is i8).
+  // Register type (bool is i1) and memory type (bool is i8). Vectors: <lanes x lane type>.
   Result<llvm::Type*> reg_type(DType t) {
+    if (is_vector(t)) {
+      llvm::Type* lane = RG_TRY(reg_type(scalar_of(t)));
+      return static_cast<llvm::Type*>(llvm::FixedVectorType::get(lane, unsigned(vcount(t))));
+    }
     switch (t) {
       case DType::kBool: return b.getInt1Ty();
       case DType::kInt8:
@@ -279,6 +284,14 @@ struct Gen {
   Result<llvm::Type*> mem_type(DType t) {
     if (t == DType::kBool) return b.getInt8Ty();
     return reg_type(t);
+  }
+
+  // Alignment of a vector access: its INDEX is a multiple of the lane count (coalesce_memory
+  // proves it), so the address is aligned to the vector's size as far as the buffer's base is.
+  llvm::Align access_align(DType t) {
+    const int lane = itemsize(scalar_of(t));
+    const int want = std::min(itemsize(t), std::max(p.buffer_align, lane));
+    return llvm::Align(uint64_t(std::max(want, lane)));
   }
 
   Result<llvm::Value*> get(Ref n) {
@@ -414,6 +427,12 @@ struct Gen {
       case Op::kWmma: return wmma(n, nullptr);
       case Op::kGep:
         return b.CreateExtractElement(RG_TRY(src(0)), b.getInt32(uint32_t(n->arg().as_int())));
+      case Op::kVectorize: {
+        llvm::Value* v = llvm::PoisonValue::get(RG_TRY(reg_type(t)));
+        for (size_t i = 0; i < n->nsrc(); ++i)
+          v = b.CreateInsertElement(v, RG_TRY(src(i)), b.getInt32(uint32_t(i)));
+        return v;
+      }
       case Op::kBarrier: RG_TRY(target.barrier(b)); return static_cast<llvm::Value*>(nullptr);
       case Op::kNoop:
         if (n->nsrc()) return src(0);
@@ -436,7 +455,8 @@ struct Gen {
         llvm::Type* rty = RG_TRY(reg_type(t));
         llvm::Value* ptr = RG_TRY(get(index));
         auto do_load = [&]() -> llvm::Value* {
-          llvm::Value* v = b.CreateLoad(mty, ptr);
+          llvm::Value* v = is_vector(t) ? b.CreateAlignedLoad(mty, ptr, access_align(t))
+                                        : b.CreateLoad(mty, ptr);
           return t == DType::kBool ? b.CreateICmpNE(v, b.getInt8(0)) : v;
         };
         const Ref i = index->src(1);
@@ -541,7 +561,10 @@ struct Gen {
     if (n->src(1)->dtype() == DType::kBool) v = b.CreateZExt(v, b.getInt8Ty());
     const Ref i = index->src(1);
     if (!(i->op() == Op::kWhere && i->src(2)->is_invalid())) {
-      b.CreateStore(v, ptr);
+      if (is_vector(n->src(1)->dtype()))
+        b.CreateAlignedStore(v, ptr, access_align(n->src(1)->dtype()));
+      else
+        b.CreateStore(v, ptr);
       return ok_status();
     }
     llvm::Value* gate = RG_TRY(get(i->src(0)));

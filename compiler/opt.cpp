@@ -410,9 +410,6 @@ Status OptKernel::apply_impl(const Opt& opt) {
     case OptOp::kGroupTop: {
       if (group_) return opt_error(opt, E::kConflict, "the kernel already has a GROUP axis");
       RG_TRY(need_type(t == AxisType::kReduce, "a reduction axis"));
-      if (opt.op == OptOp::kGroupTop)
-        return opt_error(opt, E::kUnsupported,
-                         "gpu_lower splits reductions over interleaved lanes only; use GROUP");
       if (nolocals_) return opt_error(opt, E::kConflict, "NOLOCALS was applied");
       for (const KernelAxis& a : axes_)
         if (a.type == AxisType::kLocal)
@@ -428,6 +425,7 @@ Status OptKernel::apply_impl(const Opt& opt) {
                            x->nsrc() - 1);
       ax.type = AxisType::kGroupReduce;
       group_ = opt.arg;
+      group_top_ = opt.op == OptOp::kGroupTop;
       return ok_status();
     }
     case OptOp::kNoLocals:
@@ -501,6 +499,7 @@ Ref OptKernel::ast() const {
 GpuOptions OptKernel::gpu_options() const {
   GpuOptions o;
   o.group = group_;
+  o.group_top = group_top_;
   o.tensor_cores = tc_;
   bool any_local = nolocals_;
   std::vector<int64_t> local;
@@ -838,6 +837,7 @@ Result<ProgramSpec> compile_gpu_optimized(Ref sink, std::string_view name, const
   const GpuOptions go = k.gpu_options();
   base.local = go.local;
   base.group = go.group;
+  base.group_top = go.group_top;
   base.tensor_cores = go.tensor_cores;
   auto spec = RG_TRY(compile_gpu(k.ast(), name, target, base));
   std::vector<std::string> notes;

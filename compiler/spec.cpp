@@ -145,9 +145,23 @@ std::string check_index(const Node& n) {
   return {};
 }
 
+// A vector LOAD (dtype vec(T, n)) reads n consecutive elements starting at its INDEX (of
+// element type T); a vector STORE writes its vector value likewise. Neither may be masked (the
+// coalescing pass keeps gated accesses scalar).
+bool masked_index(const Node& index) {
+  return index.nsrc() == 2 && index.src(1)->op() == Op::kWhere &&
+         index.src(1)->src(2)->is_invalid();
+}
+
 std::string check_load(const Node& n) {
   RG_SPEC_TRY(want_src(n, 1, 2));
   if (n.src(0)->op() != Op::kIndex) return "source 0 must be an INDEX";
+  if (is_vector(n.dtype())) {
+    if (n.nsrc() != 1 || masked_index(*n.src(0))) return "a vector LOAD cannot be masked";
+    if (scalar_of(n.dtype()) != n.src(0)->dtype())
+      return "vector LOAD lanes must be the INDEX's element type";
+    return {};
+  }
   return src_dtype_is(n, 0, n.dtype());
 }
 
@@ -155,7 +169,29 @@ std::string check_store(const Node& n) {
   RG_SPEC_TRY(want_src(n, 2, 3));
   if (n.dtype() != DType::kVoid) return "STORE is void";
   if (n.src(0)->op() != Op::kIndex) return "source 0 must be an INDEX";
+  if (is_vector(n.src(1)->dtype())) {
+    if (masked_index(*n.src(0))) return "a vector STORE cannot be masked";
+    if (scalar_of(n.src(1)->dtype()) != n.src(0)->dtype())
+      return "vector STORE lanes must be the INDEX's element type";
+    return {};
+  }
   return src_dtype_is(n, 1, n.src(0)->dtype());
+}
+
+// VECTORIZE: n scalar sources of the lane type, dtype vec(T, n). Vector values exist only as
+// LOAD and VECTORIZE results, read by GEP (one lane) and STORE (ALU ops stay scalar).
+std::string check_vectorize(const Node& n) {
+  if (!is_vector(n.dtype())) return "VECTORIZE dtype must be a vector type";
+  if (n.nsrc() != size_t(vcount(n.dtype())))
+    return strformat("%zu sources for %d lanes", n.nsrc(), vcount(n.dtype()));
+  for (size_t i = 0; i < n.nsrc(); ++i) RG_SPEC_TRY(src_dtype_is(n, i, scalar_of(n.dtype())));
+  return {};
+}
+
+std::string check_vector_values(const Node& n) {
+  if (is_vector(n.dtype()) && n.op() != Op::kLoad && n.op() != Op::kVectorize)
+    return "only LOAD and VECTORIZE produce vector values";
+  return {};
 }
 
 std::string check_closing(const Node& n) {
@@ -197,6 +233,12 @@ std::string check_tensor_core(const Node& n) {
   }
   if (n.nsrc() != 1 || n.arg().kind() != ArgKind::kInt)
     return "GEP takes one source and an element";
+  if (is_vector(n.src(0)->dtype())) {  // a lane of a vector value
+    if (n.arg().as_int() < 0 || n.arg().as_int() >= vcount(n.src(0)->dtype()))
+      return "lane out of the vector";
+    if (n.dtype() != scalar_of(n.src(0)->dtype())) return "GEP dtype must be the vector's lanes";
+    return {};
+  }
   Ref f = n.src(0);
   if (f->op() == Op::kReduce) f = f->src(0);
   if (f->op() != Op::kWmma) return "GEP source must be a WMMA fragment (or a REDUCE over one)";
@@ -236,6 +278,8 @@ const Rule kKernelRules[] = {
     {"closes-ranges", {Op::kReduce, Op::kEnd}, check_closing},
     {"structure", {Op::kSink, Op::kGroup, Op::kAfter, Op::kNoop, Op::kBarrier}, check_structure},
     {"tensor-core", {Op::kWmma, Op::kGep}, check_tensor_core},
+    {"vectorize", OpSet::of(Op::kVectorize), check_vectorize},
+    {"vector-values", OpSet::all(), check_vector_values},
     {"no-weak-types", OpSet::all(), check_no_weak},
 };
 

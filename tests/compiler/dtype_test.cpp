@@ -5,6 +5,8 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <string>
 
 namespace rawgpu::compiler {
 namespace {
@@ -237,6 +239,46 @@ TEST(DType, FloatToHalfMatchesCompilerFloat16) {
   }
 }
 #endif
+
+// Vector dtypes: vec(base, lanes) for storable non-bool scalars and 2/4/8/16 lanes; the kind
+// predicates describe the lanes; sizes scale; names round-trip.
+TEST(DType, VectorTypes) {
+  for (int i = 0; i < kNumDTypes; ++i) {
+    const DType b = static_cast<DType>(i);
+    EXPECT_FALSE(is_vector(b));
+    EXPECT_EQ(vcount(b), 1);
+    EXPECT_EQ(scalar_of(b), b);
+    for (int lanes : {2, 4, 8, 16}) {
+      const auto v = vec(b, lanes);
+      const bool ok = itemsize(b) > 0 && b != DType::kBool;
+      ASSERT_EQ(v.has_value(), ok) << dtype_name(b) << " x" << lanes;
+      if (!ok) continue;
+      EXPECT_TRUE(is_vector(*v));
+      EXPECT_EQ(vcount(*v), lanes);
+      EXPECT_EQ(scalar_of(*v), b);
+      EXPECT_EQ(itemsize(*v), lanes * itemsize(b));
+      EXPECT_EQ(bitwidth(*v), lanes * bitwidth(b));
+      EXPECT_EQ(is_float(*v), is_float(b));
+      EXPECT_EQ(is_int(*v), is_int(b));
+      EXPECT_EQ(is_signed_int(*v), is_signed_int(b));
+      EXPECT_FALSE(has_int_bounds(*v));
+      EXPECT_FALSE(vec(*v, 2).has_value());  // no vectors of vectors
+      EXPECT_FALSE(join(*v, b).has_value());
+      EXPECT_EQ(join(*v, *v), *v);
+      const std::string name(dtype_name(*v));
+      EXPECT_EQ(name, std::string(dtype_name(b)) + "x" + std::to_string(lanes));
+      EXPECT_EQ(dtype_from_name(name), v);
+    }
+    EXPECT_EQ(vec(b, 1),
+              itemsize(b) > 0 && b != DType::kBool ? std::optional<DType>(b) : std::nullopt);
+    for (int lanes : {0, 3, 5, 32, -4}) EXPECT_FALSE(vec(b, lanes).has_value()) << lanes;
+  }
+  EXPECT_EQ(dtype_name(*vec(DType::kFloat32, 4)), "float32x4");
+  EXPECT_EQ(dtype_name(*vec(DType::kFloat16, 16)), "float16x16");
+  for (const char* bad : {"float32x3", "float32x1", "float32x", "x4", "boolx4", "float32x04",
+                          "indexx4", "float32x4x2", "float32x999999999999"})
+    EXPECT_FALSE(dtype_from_name(bad).has_value()) << bad;
+}
 
 }  // namespace
 }  // namespace rawgpu::compiler

@@ -12,11 +12,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <unordered_map>
 
 #include "rawgpu/compiler/cpu.h"
 #include "rawgpu/compiler/linearize.h"
 #include "rawgpu/compiler/opt.h"
+#include "rawgpu/compiler/rewrite.h"
 #include "rawgpu/compiler/schedule.h"
+#include "rawgpu/compiler/spec.h"
+#include "rawgpu/compiler/symbolic.h"
 #include "rawgpu/frontend/tensor.h"
 
 namespace rawgpu::compiler {
@@ -282,7 +286,19 @@ TEST(Opt, IllegalOptsAreTypedErrors) {
   expect_err(k, {{OptOp::kThread, i, 2}}, {OptOp::kThread, j + 1, 2}, E::kConflict);
   expect_err(k, {{OptOp::kUpcast, j, 0}, {OptOp::kUnroll, r, 16}}, {OptOp::kUpcast, i, 2},
              E::kTooLarge);
-  expect_err(k, {}, {OptOp::kGroupTop, r, 4}, E::kUnsupported);
+  // GROUPTOP: GROUP's preconditions.
+  expect_err(k, {}, {OptOp::kGroupTop, i, 2}, E::kWrongAxisType);
+  expect_err(k, {}, {OptOp::kGroupTop, r, 5}, E::kNotDivisible);
+  expect_err(k, {}, {OptOp::kGroupTop, r, 1}, E::kBadAmount);
+  expect_err(k, {{OptOp::kGroup, r, 4}}, {OptOp::kGroupTop, r, 2}, E::kConflict);
+  expect_err(k, {{OptOp::kGroupTop, r, 4}}, {OptOp::kGroup, r, 2}, E::kConflict);
+  expect_err(k, {{OptOp::kNoLocals, 0, 0}}, {OptOp::kGroupTop, r, 4}, E::kConflict);
+  expect_err(k, {{OptOp::kLocal, i, 2}}, {OptOp::kGroupTop, r, 4}, E::kConflict);
+  expect_err(k, {{OptOp::kGroupTop, r, 4}}, {OptOp::kLocal, i, 2}, E::kConflict);
+  expect_err(k, {{OptOp::kGroupTop, r, 4}}, {OptOp::kNoLocals, 0, 0}, E::kConflict);
+  expect_err(k, {}, {OptOp::kLocal, r, 2}, E::kWrongAxisType);
+  expect_err(k, {}, {OptOp::kLocal, i, 4}, E::kNotDivisible);
+  expect_err(k, {{OptOp::kLocal, i, 2}}, {OptOp::kLocal, j, 1024}, E::kBadAmount);
   expect_err(k, {{OptOp::kNoLocals, 0, 0}}, {OptOp::kLocal, i, 2}, E::kConflict);
   expect_err(k, {{OptOp::kLocal, i, 2}}, {OptOp::kGroup, r, 4}, E::kConflict);
   expect_err(k, {{OptOp::kGroup, r, 4}}, {OptOp::kGroup, r, 2}, E::kConflict);
@@ -407,10 +423,17 @@ TEST(Opt, RandomSequences) {
   SCOPED_TRACE("RAWGPU_TEST_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
   Tensor a = input({4, 12}), b = input({12, 6});
+  Tensor x = input({1, 2, 4, 4}), w = input({2, 2, 3, 3}), big = input({8, 32});
   std::vector<Ref> ks{single_kernel(a.matmul(b)), single_kernel(a.sum({1})),
-                      single_kernel(a * a + 1.0)};
-  const OptOp ops[] = {OptOp::kUpcast, OptOp::kUnroll, OptOp::kThread, OptOp::kSwap, OptOp::kPadto};
-  const int64_t amts[] = {0, 2, 3, 4, 5};
+                      single_kernel(a * a + 1.0), single_kernel(big * big + big),
+                      single_kernel(big.sum({1}))};
+  for (Ref ck : kernels_of(x.conv2d(w, nullptr, {1, 1}, {1, 1}))) ks.push_back(ck);
+  // LOCAL/GROUP/GROUPTOP/NOLOCALS only retype axes for the GPU: on the CPU the kernel must
+  // still compute the same values (and their preconditions are exercised).
+  const OptOp ops[] = {OptOp::kUpcast,   OptOp::kUnroll, OptOp::kThread, OptOp::kSwap,
+                       OptOp::kPadto,    OptOp::kLocal,  OptOp::kGroup,  OptOp::kGroupTop,
+                       OptOp::kNoLocals, OptOp::kUpcast, OptOp::kUnroll};
+  const int64_t amts[] = {0, 2, 3, 4, 5, 8, 16};
   int applied = 0;
   for (Ref k : ks) {
     ASSERT_TRUE(k);
@@ -639,6 +662,334 @@ TEST(Opt, HeuristicKeepsResults) {
   auto plain = runtime().compile(mm);
   ASSERT_TRUE(plain.ok());
   EXPECT_TRUE((*plain)->opts.empty());
+}
+
+// ---- vector loads and stores (memory coalescing, compiler/vectorize.cpp) ----------------------
+
+// Vector-typed LOADs and vector STOREs of the linear program, as "float32x8" names.
+struct VectorAccesses {
+  std::vector<std::string> loads, stores;
+  size_t scalar_loads = 0, scalar_stores = 0;
+};
+VectorAccesses vector_accesses(const Program& p) {
+  VectorAccesses v;
+  for (const Inst& in : p.insts) {
+    if (in.kind == InstKind::kValue && in.node->op() == Op::kLoad) {
+      if (is_vector(in.node->dtype()))
+        v.loads.emplace_back(dtype_name(in.node->dtype()));
+      else
+        ++v.scalar_loads;
+    }
+    if (in.kind == InstKind::kStore) {
+      if (is_vector(in.node->src(1)->dtype()))
+        v.stores.emplace_back(dtype_name(in.node->src(1)->dtype()));
+      else
+        ++v.scalar_stores;
+    }
+  }
+  return v;
+}
+
+Result<Program> linearize_vec(Ref ast, int bytes = 64) {
+  LowerOptions lo;
+  lo.max_vector_bytes = bytes;
+  lo.buffer_align = 64;
+  return linearize(ast, lo);
+}
+
+Ref optimized(Ref sink, std::vector<Opt> opts) {
+  auto k = OptKernel::create(sink);
+  EXPECT_TRUE(k.ok());
+  if (!k.ok()) return Ref();
+  auto st = k->apply_all(opts);
+  EXPECT_TRUE(st.ok()) << st.error().to_string();
+  return k->ast();
+}
+
+TEST(Vector, ContiguousAlignedUpcastIsOneVectorLoadAndStore) {
+  Tensor a = input({64}), b = input({64});
+  const Ref k = single_kernel(a * b + a);
+  ASSERT_TRUE(k);
+  const Ref ast = optimized(k, {{OptOp::kUpcast, 0, 8}});
+  auto p = linearize_vec(ast);
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  const auto v = vector_accesses(*p);
+  // Two inputs, 8 lanes each: one <8 x float> load per input, one vector store.
+  EXPECT_EQ(v.loads, (std::vector<std::string>{"float32x8", "float32x8"})) << p->to_string();
+  EXPECT_EQ(v.stores, std::vector<std::string>{"float32x8"}) << p->to_string();
+  EXPECT_EQ(v.scalar_loads, 0u);
+  EXPECT_EQ(v.scalar_stores, 0u);
+  EXPECT_EQ(p->buffer_align, 64);
+  // 16-byte vectors: the 8 lanes become two <4 x float> accesses per buffer.
+  auto p16 = linearize_vec(ast, 16);
+  ASSERT_TRUE(p16.ok());
+  EXPECT_EQ(vector_accesses(*p16).stores, (std::vector<std::string>{"float32x4", "float32x4"}));
+  // Off: every access scalar, no alignment assumed.
+  auto p0 = linearize_vec(ast, 0);
+  ASSERT_TRUE(p0.ok());
+  EXPECT_TRUE(vector_accesses(*p0).loads.empty());
+  EXPECT_EQ(vector_accesses(*p0).scalar_stores, 8u);
+  EXPECT_EQ(p0->buffer_align, 0);
+  // The LLVM IR has the vector load/store with the vector's alignment.
+  auto host = gpu_target("host");
+  ASSERT_TRUE(host.ok());
+  GpuOptions go;
+  go.vector_bytes = 32;
+  auto spec = compile_gpu(ast, "vec8", *host, go);
+  ASSERT_TRUE(spec.ok()) << spec.error().to_string();
+  EXPECT_NE(spec->llvm_ir.find("load <8 x float>"), std::string::npos) << spec->llvm_ir;
+  EXPECT_NE(spec->llvm_ir.find("store <8 x float>"), std::string::npos) << spec->llvm_ir;
+  EXPECT_NE(spec->llvm_ir.find("align 32"), std::string::npos) << spec->llvm_ir;
+  // And it computes what the plain kernel computes.
+  check_same(k, std::vector<Opt>{{OptOp::kUpcast, 0, 8}});
+  check_same(k, std::vector<Opt>{{OptOp::kUpcast, 0, 16}});
+  check_same(k, std::vector<Opt>{{OptOp::kThread, 0, 2}, {OptOp::kUpcast, 1, 4}});
+}
+
+TEST(Vector, MaskedStridedAndUnalignedStayScalar) {
+  // Masked: PADTO 12 -> 16 gates the accesses with 8*o + u < 12. For lanes u < 4 the symbolic
+  // engine proves the gate (o <= 1) and drops it: those 4 lanes become vectors; lanes 4..7 stay
+  // gated and scalar.
+  Tensor a = input({12}), b = input({12});
+  const Ref k = single_kernel(a * b);
+  ASSERT_TRUE(k);
+  {
+    const std::vector<Opt> opts{{OptOp::kPadto, 0, 8}, {OptOp::kUpcast, 0, 8}};
+    auto p = linearize_vec(optimized(k, opts));
+    ASSERT_TRUE(p.ok()) << p.error().to_string();
+    const auto v = vector_accesses(*p);
+    EXPECT_EQ(v.loads, (std::vector<std::string>{"float32x4", "float32x4"})) << p->to_string();
+    EXPECT_EQ(v.stores, std::vector<std::string>{"float32x4"}) << p->to_string();
+    EXPECT_EQ(v.scalar_loads, 8u);
+    EXPECT_EQ(v.scalar_stores, 4u);
+    for (const Inst& in : p->insts) {  // every remaining scalar access is the gated one
+      if (in.kind != InstKind::kStore || is_vector(in.node->src(1)->dtype())) continue;
+      EXPECT_EQ(in.node->src(0)->src(1)->op(), Op::kWhere) << p->to_string();
+    }
+    check_same(k, opts);
+  }
+  // Strided: upcasting the row axis of a matmul reads A with stride K: scalar A loads; B and C
+  // are read/written along the column axis, which is not upcast: scalar too.
+  Tensor x = input({8, 16}), y = input({16, 8});
+  const Ref mm = single_kernel(x.matmul(y));
+  ASSERT_TRUE(mm);
+  const int64_t i = axis_of(mm, AxisType::kLoop, 0), j = axis_of(mm, AxisType::kLoop, 1);
+  {
+    const std::vector<Opt> opts{{OptOp::kUpcast, i, 4}};
+    auto p = linearize_vec(optimized(mm, opts));
+    ASSERT_TRUE(p.ok());
+    const auto v = vector_accesses(*p);
+    EXPECT_TRUE(v.loads.empty()) << p->to_string();
+    EXPECT_TRUE(v.stores.empty()) << p->to_string();
+    check_same(mm, opts);
+  }
+  // Upcasting the column axis instead: B loads and C stores are contiguous and aligned (the
+  // whole 8-wide row of B; C's two rows of 8 are 16 consecutive elements: one store).
+  {
+    const std::vector<Opt> opts{{OptOp::kUpcast, j, 8}, {OptOp::kUpcast, i, 2}};
+    auto p = linearize_vec(optimized(mm, opts));
+    ASSERT_TRUE(p.ok());
+    const auto v = vector_accesses(*p);
+    EXPECT_EQ(v.loads, std::vector<std::string>{"float32x8"}) << p->to_string();
+    EXPECT_EQ(v.stores, std::vector<std::string>{"float32x16"}) << p->to_string();
+    EXPECT_EQ(v.scalar_loads, 2u);  // A: one element per row, stride 16
+    check_same(mm, opts);
+  }
+  // Unaligned: 5 lanes from base 5*j are consecutive but 5*j is not a multiple of 2 or 4.
+  Tensor z = input({10});
+  const Ref k5 = single_kernel(z + z);
+  ASSERT_TRUE(k5);
+  {
+    const std::vector<Opt> opts{{OptOp::kUpcast, 0, 5}};
+    auto p = linearize_vec(optimized(k5, opts));
+    ASSERT_TRUE(p.ok());
+    const auto v = vector_accesses(*p);
+    EXPECT_TRUE(v.loads.empty()) << p->to_string();
+    EXPECT_TRUE(v.stores.empty()) << p->to_string();
+    check_same(k5, opts);
+  }
+  // Offset by one (a shrunk view): lanes 1..4 of a 4-aligned base: only the aligned pair
+  // (2, 3) may become a vector; no 4-wide access.
+  Tensor s = input({4, 9});
+  const Ref ks = single_kernel(s.shrink({{0, 4}, {1, 9}}) * 2.0);
+  ASSERT_TRUE(ks);
+  const int64_t sj = axis_of(ks, AxisType::kLoop, 1);
+  if (sj >= 0) {
+    const std::vector<Opt> opts{{OptOp::kUpcast, sj, 4}};
+    auto p = linearize_vec(optimized(ks, opts));
+    ASSERT_TRUE(p.ok());
+    for (const auto& name : vector_accesses(*p).loads) EXPECT_EQ(name, "float32x2");
+    check_same(ks, opts);
+  }
+}
+
+TEST(Vector, VectorIrSpecAndAlignmentCheck) {
+  Context c;
+  const int64_t ba[] = {0, 8}, bb[] = {1, 8};
+  const Ref out = c.make(Op::kBuffer, DType::kFloat32, {}, Arg::ints(ba));
+  const Ref in = c.make(Op::kBuffer, DType::kFloat32, {}, Arg::ints(bb));
+  const DType v4 = *vec(DType::kFloat32, 4);
+  const Ref r = c.range(2, 0);
+  const Ref ld = c.make(Op::kLoad, v4, {c.make(Op::kIndex, DType::kFloat32, {in, r * 4})});
+  std::vector<Ref> lanes;
+  for (int k = 0; k < 4; ++k) {
+    const Ref g = c.make(Op::kGep, DType::kFloat32, {ld}, Arg::integer(k));
+    lanes.push_back(g + g);
+  }
+  const Ref st = c.make(
+      Op::kStore, DType::kVoid,
+      {c.make(Op::kIndex, DType::kFloat32, {out, r * 4}), c.make(Op::kVectorize, v4, lanes)});
+  const Ref sink = c.make(Op::kSink, DType::kVoid, {st});
+  ASSERT_TRUE(verify(sink, Stage::kKernel).ok())
+      << verify(sink, Stage::kKernel).error().to_string();
+  // Broken forms are spec errors naming the rule.
+  const Ref bad_vec = c.make(Op::kVectorize, v4, {lanes[0], lanes[1]});
+  auto e1 = verify(c.make(Op::kSink, DType::kVoid,
+                          {c.make(Op::kStore, DType::kVoid,
+                                  {c.make(Op::kIndex, DType::kFloat32, {out, r * 4}), bad_vec})}),
+                   Stage::kKernel);
+  ASSERT_FALSE(e1.ok());
+  EXPECT_NE(e1.error().message().find("vectorize"), std::string::npos) << e1.error().message();
+  const Ref vadd = c.make(Op::kAdd, v4, {ld, ld});
+  auto e2 = verify(c.make(Op::kSink, DType::kVoid,
+                          {c.make(Op::kStore, DType::kVoid,
+                                  {c.make(Op::kIndex, DType::kFloat32, {out, r * 4}), vadd})}),
+                   Stage::kKernel);
+  ASSERT_FALSE(e2.ok());
+  const Ref bad_gep = c.make(Op::kGep, DType::kFloat32, {ld}, Arg::integer(4));
+  auto e3 = verify(c.make(Op::kSink, DType::kVoid,
+                          {c.make(Op::kStore, DType::kVoid,
+                                  {c.make(Op::kIndex, DType::kFloat32, {out, r}), bad_gep})}),
+                   Stage::kKernel);
+  ASSERT_FALSE(e3.ok());
+  // A vector load running past the buffer is an index-in-bounds error.
+  const Ref far = c.make(Op::kLoad, v4, {c.make(Op::kIndex, DType::kFloat32, {in, r * 4 + 2})});
+  const Ref st2 =
+      c.make(Op::kStore, DType::kVoid, {c.make(Op::kIndex, DType::kFloat32, {out, r * 4}), far});
+  auto p2 = linearize(c.make(Op::kSink, DType::kVoid, {st2}));
+  ASSERT_FALSE(p2.ok());
+  EXPECT_EQ(p2.error().code(), Errc::kOutOfRange) << p2.error().to_string();
+  // Runs on the CPU: out = 2 * in; a misaligned borrowed buffer is a typed launch error.
+  auto k = runtime().compile(sink);
+  ASSERT_TRUE(k.ok()) << k.error().to_string();
+  EXPECT_EQ((*k)->program.buffer_align, 64);
+  CpuBuffer bo(DType::kFloat32, 8), bi(DType::kFloat32, 8);
+  for (int j = 0; j < 8; ++j) static_cast<float*>(bi.data())[j] = float(j) - 3.5f;
+  CpuBuffer* bufs[] = {&bo, &bi};
+  ASSERT_TRUE(runtime().launch(**k, bufs, {}).ok());
+  for (int j = 0; j < 8; ++j)
+    EXPECT_EQ(static_cast<float*>(bo.data())[j], 2 * (float(j) - 3.5f)) << j;
+  std::vector<float> raw(12, 1.0f);
+  CpuBuffer odd = CpuBuffer::borrow(DType::kFloat32, 8, raw.data() + 1);
+  CpuBuffer* bad[] = {&bo, &odd};
+  const std::vector<float> before(static_cast<float*>(bo.data()),
+                                  static_cast<float*>(bo.data()) + 8);
+  auto st3 = runtime().launch(**k, bad, {});
+  if (reinterpret_cast<uintptr_t>(raw.data() + 1) % 64 != 0) {
+    ASSERT_FALSE(st3.ok());
+    EXPECT_EQ(st3.error().code(), Errc::kInvalidArgument);
+    EXPECT_NE(st3.error().message().find("aligned"), std::string::npos);
+    EXPECT_EQ(
+        std::vector<float>(static_cast<float*>(bo.data()), static_cast<float*>(bo.data()) + 8),
+        before);
+  }
+}
+
+// GROUPTOP: lane l of G reduces the contiguous chunk [l*N/G, (l+1)*N/G); GROUP interleaves.
+// Checked on the lowered AST: the global load index at (lane, step) for every lane and step,
+// with the output axis at 0, must enumerate 0..N-1 exactly once, in the claimed order.
+TEST(Opt, GroupTopSplitsContiguousChunks) {
+  Tensor a = input({4, 64});
+  const Ref k = single_kernel(a.sum({1}));
+  ASSERT_TRUE(k);
+  const int64_t r = axis_of(k, AxisType::kReduce);
+  auto target = gpu_target("gfx1100");
+  ASSERT_TRUE(target.ok());
+  for (const OptOp op : {OptOp::kGroup, OptOp::kGroupTop}) {
+    SCOPED_TRACE(std::string(opt_op_name(op)));
+    auto kk = OptKernel::create(k);
+    ASSERT_TRUE(kk.ok());
+    ASSERT_TRUE(kk->apply(Opt{op, r, 4}).ok());
+    EXPECT_EQ(kk->gpu_options().group_top, op == OptOp::kGroupTop);
+    auto g = gpu_lower(kk->ast(), *target, kk->gpu_options());
+    ASSERT_TRUE(g.ok()) << g.error().to_string();
+    // The partial REDUCE: a REDUCE whose value loads the global input (slot 1).
+    Ref partial, load;
+    Context& c = g->ast->ctx();
+    for (Ref n : c.toposort(g->ast)) {
+      if (n->op() != Op::kReduce || partial) continue;  // the first (innermost) one
+      for (Ref x : c.toposort(n->src(0)))
+        if (x->op() == Op::kLoad && x->src(0)->src(0)->op() == Op::kBuffer &&
+            x->src(0)->src(0)->arg().as_ints()[0] == 1) {
+          partial = n;
+          load = x;
+        }
+    }
+    ASSERT_TRUE(partial && load) << to_string(g->ast);
+    ASSERT_EQ(partial->nsrc(), 2u);
+    const Ref step = partial->src(1);
+    ASSERT_TRUE(step->src(0)->is_int_const(16)) << to_string(g->ast);
+    std::vector<int> seen(64, 0);
+    for (int64_t lane = 0; lane < 4; ++lane)
+      for (int64_t s = 0; s < 16; ++s) {
+        std::unordered_map<Ref, Ref> m{{step, c.cint(s)}};
+        for (Ref x : c.toposort(load))
+          if (x->op() == Op::kSpecial)
+            m.emplace(x, c.cint(x->arg().as_str() == "lidx0" ? lane : 0));
+          else if (x->op() == Op::kRange && x != step)
+            m.emplace(x, c.cint(0));
+        Ref idx = load->src(0)->src(1);
+        if (idx->op() == Op::kWhere) idx = idx->src(1);
+        const Ref v = simplify(substitute(idx, m));
+        ASSERT_EQ(v->op(), Op::kConst) << expr_string(v);
+        const int64_t e = v->arg().as_int();
+        ASSERT_GE(e, 0);
+        ASSERT_LT(e, 64);
+        ++seen[size_t(e)];
+        EXPECT_EQ(e, op == OptOp::kGroupTop ? lane * 16 + s : s * 4 + lane);
+      }
+    for (int x : seen) EXPECT_EQ(x, 1);
+    bool noted = false;
+    for (const auto& s : g->applied_opts)
+      noted |= s.rfind(op == OptOp::kGroupTop ? "GROUPTOP 4" : "GROUP 4", 0) == 0;
+    EXPECT_TRUE(noted);
+  }
+  // The whole compile for every GPU target family.
+  for (const char* t : {"gfx1100", "gfx942", "sm_80"}) {
+    auto tg = gpu_target(t);
+    ASSERT_TRUE(tg.ok());
+    auto spec =
+        compile_gpu_optimized(k, "sum_grouptop", *tg, std::vector<Opt>{{OptOp::kGroupTop, r, 16}});
+    ASSERT_TRUE(spec.ok()) << t << ": " << spec.error().to_string();
+    EXPECT_FALSE(spec->assembly.empty());
+  }
+}
+
+// GPU targets with vector_bytes 16: the contiguous upcast becomes 128-bit global accesses.
+TEST(Vector, GpuTargetsUseVectorAccesses) {
+  Tensor a = input({1024}), b = input({1024});
+  const Ref k = single_kernel(a * b + a);
+  ASSERT_TRUE(k);
+  GpuOptions go;
+  go.vector_bytes = 16;
+  struct Case {
+    const char* target;
+    const char* insn;
+  };
+  for (const Case& cs : {Case{"gfx1100", "global_load_b128"}, Case{"gfx942", "global_load_dwordx4"},
+                         Case{"sm_80", ".v4.f32"}}) {
+    SCOPED_TRACE(cs.target);
+    auto tg = gpu_target(cs.target);
+    ASSERT_TRUE(tg.ok());
+    auto spec = compile_gpu_optimized(k, "vec4", *tg, std::vector<Opt>{{OptOp::kUpcast, 0, 4}}, go);
+    ASSERT_TRUE(spec.ok()) << spec.error().to_string();
+    EXPECT_NE(spec->assembly.find(cs.insn), std::string::npos) << spec->assembly;
+    GpuOptions scalar;
+    auto s0 =
+        compile_gpu_optimized(k, "vec4", *tg, std::vector<Opt>{{OptOp::kUpcast, 0, 4}}, scalar);
+    ASSERT_TRUE(s0.ok());
+    EXPECT_TRUE(vector_accesses(s0->program).loads.empty());
+  }
 }
 
 }  // namespace

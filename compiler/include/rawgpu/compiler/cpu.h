@@ -85,6 +85,11 @@ struct CpuRuntimeOptions {
   // With the heuristic: large matmuls read a packed copy of their B operand
   // (pack_matmul_operand). RAWGPU_NOPACK=1 turns it off.
   bool pack = true;
+  // Memory coalescing (linearize.h LowerOptions): consecutive aligned accesses of upcast lanes
+  // become vector loads/stores of at most this many bytes (0: scalar; RAWGPU_VECTORIZE=0 in the
+  // environment turns it off). Vector kernels assume 64-byte aligned buffers (CpuBuffer
+  // allocations and the scheduler's arena slices are) and launch checks it.
+  int vector_bytes = 64;
 };
 
 // Seconds spent by CpuRuntime::compile on cache misses, per stage, summed over kernels.

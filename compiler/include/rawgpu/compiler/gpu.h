@@ -46,11 +46,18 @@ struct GpuOptions {
   // it divides is split across this many threads of a work-group, partials meet in local
   // memory. 0: off. Output axes then get work-group size 1.
   int64_t group = 0;
+  // GROUPTOP: lane l reduces the contiguous chunk [l * N/group, (l+1) * N/group) of each split
+  // reduction instead of the interleaved elements l, l + group, ... (GROUP).
+  bool group_top = false;
   // Tensor cores (tensor_core.h): lower the kernel's matmul (f16/bf16 inputs, f32 accumulate) to
   // the target's WMMA/MFMA/mma.sync, one wave per output tile. Typed KernelOptError when the
   // kernel is not such a matmul, its sizes are not multiples of the tile, or the target has no
   // tensor core (host). Excludes `local` and `group`.
   bool tensor_cores = false;
+  // Memory coalescing (linearize.h LowerOptions): consecutive aligned accesses of upcast lanes
+  // become vector loads/stores of at most this many bytes (16: global_load_dwordx4 on AMDGPU,
+  // ld.global.v4.f32 on NVPTX), assuming buffers aligned to it; 0 (default): scalar accesses.
+  int vector_bytes = 0;
   int opt_level = 3;
   // NVIDIA: run ptxas (when installed) to produce and parse a cubin.
   bool assemble = true;

@@ -59,7 +59,9 @@ namespace rawgpu::compiler {
   X(Contiguous) X(Detach) X(Copy) X(Reshape) X(Permute) X(Expand) X(Pad)         \
   X(Shrink) X(Flip) X(ReduceAxis) X(Reduce)                                     \
   /* tensor cores (appended: earlier op values and hashes are unchanged) */      \
-  X(Wmma) X(Gep)
+  X(Wmma) X(Gep)                                                                 \
+  /* vectors (appended): VECTORIZE packs scalar lanes into a vector value */     \
+  X(Vectorize)
 // clang-format on
 
 enum class Op : uint8_t {

@@ -57,6 +57,9 @@ struct Program {
   int parallel_loop = -1;    // index in insts of a kLoopBegin the runtime may split, or -1
   uint64_t flops = 0;        // ALU ops per full run (constant-size loops), for DEBUG=2
   uint64_t bytes = 0;        // bytes loaded + stored per full run
+  // Base-address alignment (bytes) the vector accesses were emitted for: LowerOptions::
+  // buffer_align when the program has a vector access, else 0. The runtime checks it at launch.
+  int buffer_align = 0;
   std::string to_string() const;
 };
 
@@ -70,10 +73,26 @@ inline bool is_local_buffer(Ref b) {
   return a.size() >= 3 && a[2] == kBufferLocal;
 }
 
+struct LowerOptions {
+  // Memory coalescing (coalesce_memory): unmasked accesses to consecutive, aligned elements
+  // become vector LOAD/STORE of at most this many bytes (0: every access stays scalar).
+  int max_vector_bytes = 0;
+  // Alignment in bytes the runtime guarantees for every buffer's base address; a vector access
+  // is emitted with min(its size, this) (element alignment when 0). Recorded in Program.
+  int buffer_align = 0;
+};
+
 // Simplification + index narrowing of a kernel AST; verifies the input and the output spec.
-Result<Ref> lower(Ref sink);
+Result<Ref> lower(Ref sink, const LowerOptions& options = {});
 // lower() then placement and ordering. Errors name the node and the rule.
-Result<Program> linearize(Ref sink);
+Result<Program> linearize(Ref sink, const LowerOptions& options = {});
+// The coalescing pass of lower() (vectorize.cpp), on a simplified kernel AST whose indices are
+// still `index` typed: runs of unmasked loads (stores) of one buffer whose indices are base + c,
+// base + c + 1, ... with base + c provably a multiple of the run length (a power of two <= 16,
+// at most max_vector_bytes) become one vector LOAD read through GEP lanes (one vector STORE of
+// a VECTORIZE). Masked, bool, strided and unaligned accesses stay scalar. Returns sink itself
+// when nothing changes.
+Ref coalesce_memory(Ref sink, int max_vector_bytes);
 // The linear-program spec: balanced loops, every source defined earlier in a visible scope,
 // accumulators initialised before use, only legal ops. Rules as in spec.h.
 Status verify_program(const Program& p);

@@ -27,7 +27,8 @@
 //   LOCAL   a amt   GPU: work-group size amt on output axis a (GpuOptions::local).
 //   GROUP   a amt   GPU: reduction axis a (the only axis of its REDUCE) split over amt lanes of a
 //                   work-group (GpuOptions::group); lanes are interleaved (strided).
-//   GROUPTOP a amt  lanes taking contiguous chunks: not supported by gpu_lower yet (kUnsupported).
+//   GROUPTOP a amt  like GROUP, but lane l reduces the contiguous chunk [l*n/amt, (l+1)*n/amt)
+//                   (GpuOptions::group_top); same preconditions and errors as GROUP.
 //   NOLOCALS        GPU: work-group size 1 on every axis; no later LOCAL/GROUP.
 //   TC      0 0     GPU: the kernel's matmul (f16/bf16 inputs, f32 accumulate) on the target's
 //                   tensor cores (tensor_core.h); must be the only opt; M, N, K multiples of 16
@@ -97,7 +98,7 @@ enum class KernelOptErrc : uint8_t {
   kTooLarge,       // expansion (upcast x unroll) beyond kMaxExpand values, or too many threads
   kConflict,       // a second THREAD/GROUP, LOCAL after NOLOCALS, GROUP with LOCAL, ...
   kNoEffect,       // PADTO on an axis that is already a multiple
-  kUnsupported,    // valid request the lowering cannot do yet (GROUPTOP, GROUP of a REDUCE
+  kUnsupported,    // valid request the lowering cannot do yet (GROUP/GROUPTOP of a REDUCE
                    // over several axes)
 };
 std::string_view kernel_opt_errc_name(KernelOptErrc c);
@@ -142,6 +143,7 @@ class OptKernel {
   std::vector<Opt> applied_;
   int64_t next_axis_id_ = 0;
   int64_t group_ = 0;
+  bool group_top_ = false;
   bool nolocals_ = false;
   bool tc_ = false;
   Status apply_impl(const Opt& opt);

@@ -33,7 +33,10 @@ struct DTypeSet {
   constexpr DTypeSet(std::initializer_list<DType> ts) {
     for (DType t : ts) bits |= uint32_t{1} << static_cast<int>(t);
   }
-  constexpr bool has(DType t) const { return (bits >> static_cast<int>(t)) & 1; }
+  // Vector dtypes (dtype.h) are never members.
+  constexpr bool has(DType t) const {
+    return static_cast<int>(t) < 32 && ((bits >> static_cast<int>(t)) & 1);
+  }
   constexpr bool any() const { return bits == 0; }
 };
 namespace dtypes {
