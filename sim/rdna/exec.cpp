@@ -710,7 +710,8 @@ struct Emulator::Impl {
     u->info = in.info;
     u->op = semantics_of(in.info->mnemonic);
     if (u->op == 0)
-      return fail(Errc::kUnsupported, u.get(), "opcode not implemented by the emulator");
+      return fail(Errc::kUnsupported, u.get(),
+                  "opcode not implemented by the emulator (" + disassemble(e.target_, in) + ")");
     const uint32_t w0 = in.words[0], w1 = in.words[1];
     const std::string_view m = in.info->mnemonic;
     switch (in.format) {
@@ -866,7 +867,9 @@ struct Emulator::Impl {
         y->info = in.info_y;
         y->op = semantics_of(in.info_y->mnemonic);
         if (y->op == 0)
-          return fail(Errc::kUnsupported, y.get(), "opcode not implemented by the emulator");
+          return fail(
+              Errc::kUnsupported, y.get(),
+              "opcode not implemented by the emulator (" + disassemble(e.target_, in) + ")");
         RG_TRY(setup_valu(*y, *in.info_y, in, vdsty, {w1 & 0x1FF, 256 + ((w1 >> 9) & 0xFF), 0}));
         const std::string_view my = in.info_y->mnemonic;
         if (my.find("mamk") != std::string_view::npos || my.find("maak") != std::string_view::npos)

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
+#include "rawgpu/base/format.h"
 #include "rdna_tool.h"
 
 namespace rawgpu::sim::rdna {
@@ -69,6 +72,326 @@ TEST_P(DecoderTable, EveryEntryReassemblesAndDecodesToItself) {
   for (const OpcodeInfo& e : table) implemented += e.implemented;
   printf("%s: %zu table entries, %zu reassembled and decoded, %zu implemented\n", target_name(t),
          table.size(), checked, implemented);
+}
+
+// A sample text with its registers renumbered per operand position (operand k's VGPRs move
+// up by 1 + 16k, its SGPRs by 4 + 8k, keeping tuple alignment) so that every field carries a
+// distinct non-zero value; VOPD samples move all VGPRs by 8 (keeps the bank rules).
+std::string renumber(const std::string& sample_in) {
+  // LLVM's sample of GFX12's v_s_* carries a VGPR where an SGPR belongs (with a comment):
+  // use an SGPR.
+  std::string sample = sample_in;
+  if (const size_t c = sample.find("/*"); c != std::string::npos) {
+    const size_t e = sample.find("*/", c);
+    sample.erase(c, e == std::string::npos ? std::string::npos : e + 2 - c);
+    const size_t sp = sample.rfind(' ', c);
+    if (sp != std::string::npos && sample[sp + 1] == 'v') sample[sp + 1] = 's';
+  }
+  const bool vopd = sample.find(" :: ") != std::string::npos;
+  std::string out;
+  size_t i = sample.find(' ');
+  if (i == std::string::npos) return sample;
+  out = sample.substr(0, i);
+  int depth = 0;
+  unsigned k = 0;
+  auto num = [&](size_t& p) {
+    unsigned v = 0;
+    while (p < sample.size() && std::isdigit(static_cast<unsigned char>(sample[p])))
+      v = v * 10 + unsigned(sample[p++] - '0');
+    return v;
+  };
+  while (i < sample.size()) {
+    const char c = sample[i];
+    const bool reg_start =
+        (c == 'v' || c == 's') && i > 0 &&
+        (sample[i - 1] == ' ' || sample[i - 1] == '-' || sample[i - 1] == '|') &&
+        i + 1 < sample.size() &&
+        (std::isdigit(static_cast<unsigned char>(sample[i + 1])) || sample[i + 1] == '[');
+    if (depth == 0 && reg_start) {
+      const unsigned shift = vopd ? (c == 'v' ? 8 : 0) : (c == 'v' ? 1 + 16 * k : 4 + 8 * k);
+      size_t p = i + 1;
+      if (sample[p] == '[') {
+        ++p;
+        const unsigned a = num(p);
+        ++p;  // ':'
+        const unsigned b = num(p);
+        ++p;  // ']'
+        out += strformat("%c[%u:%u]", c, a + shift, b + shift);
+      } else {
+        out += strformat("%c%u", c, num(p) + shift);
+      }
+      i = p;
+      continue;
+    }
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (c == ',' && depth == 0) ++k;
+    if (c == ':' && i + 1 < sample.size() && sample[i + 1] == ':') k = 0;  // VOPD Y half
+    out += c;
+    ++i;
+  }
+  return out;
+}
+
+// Collapses runs of whitespace and trims.
+std::string squash(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!o.empty() && o.back() != ' ') o += ' ';
+    } else {
+      o += c;
+    }
+  }
+  while (!o.empty() && o.back() == ' ') o.pop_back();
+  return o;
+}
+
+// Encodings of `texts` (one instruction each) by llvm-mc-19; a text it rejects gets no entry.
+std::vector<std::optional<std::vector<uint8_t>>> assemble_lines(
+    Target t, const std::vector<std::string>& texts) {
+  std::vector<std::optional<std::vector<uint8_t>>> out(texts.size());
+  std::string all;
+  for (const auto& x : texts) all += x + "\n";
+  testing::TempDir dir;
+  const std::string in = dir.file("in.s", all);
+  auto res =
+      testing::run("llvm-mc-19 -triple=amdgcn-amd-amdhsa -mcpu=" + std::string(target_name(t)) +
+                   " --show-encoding " + in + " 2>" + dir.path + "/err.txt; true");
+  std::ifstream ef(dir.path + "/err.txt");
+  std::stringstream es;
+  es << ef.rdbuf();
+  std::vector<bool> bad(texts.size(), false);
+  const std::string errs = es.str();
+  std::istringstream elines(errs);
+  std::string eline;
+  while (std::getline(elines, eline)) {
+    const size_t p = eline.find("in.s:");
+    if (p == std::string::npos || eline.find(": error:") == std::string::npos) continue;
+    const size_t line = std::strtoul(eline.c_str() + p + 5, nullptr, 10);
+    if (line >= 1 && line <= texts.size()) bad[line - 1] = true;
+  }
+  std::istringstream lines(res.value_or(""));
+  std::string line;
+  size_t next = 0;
+  while (std::getline(lines, line)) {
+    const size_t e = line.find("encoding: [");
+    if (e == std::string::npos) continue;
+    while (next < texts.size() && bad[next]) ++next;
+    if (next >= texts.size()) break;
+    std::vector<uint8_t> bytes;
+    const char* p = line.c_str() + e + 11;
+    while (*p && *p != ']') {
+      bytes.push_back(static_cast<uint8_t>(std::strtoul(p, const_cast<char**>(&p), 16)));
+      if (*p == ',') ++p;
+    }
+    out[next++] = std::move(bytes);
+  }
+  return out;
+}
+
+// LLVM's disassembly text of each encoding (llvm-mc-19 --disassemble), "" where it fails.
+std::vector<std::string> llvm_disassemble(Target t, const std::vector<std::vector<uint8_t>>& encs) {
+  std::string all;
+  for (const auto& b : encs) {
+    if (b.empty()) continue;
+    for (size_t i = 0; i < b.size(); ++i) all += strformat("%s0x%02x", i ? "," : "", b[i]);
+    all += "\n";
+  }
+  testing::TempDir dir;
+  const std::string in = dir.file("in.txt", all);
+  auto res = testing::run("llvm-mc-19 --disassemble -triple=amdgcn-amd-amdhsa -mcpu=" +
+                          std::string(target_name(t)) + " " + in + " 2>/dev/null; true");
+  std::vector<std::string> got;
+  std::istringstream lines(res.value_or(""));
+  std::string line;
+  while (std::getline(lines, line)) {
+    const std::string sq = squash(line);
+    if (sq.empty() || sq[0] == '.' || line[0] != '\t') continue;
+    got.push_back(sq.substr(0, sq.find(" ;")));
+  }
+  std::vector<std::string> out(encs.size());
+  size_t k = 0;
+  for (size_t i = 0; i < encs.size(); ++i)
+    if (!encs[i].empty() && k < got.size()) out[i] = got[k++];
+  return out;
+}
+
+// Opcodes whose operands the printer does not reproduce yet (reviewed; the reason each).
+bool print_exception(std::string_view mn) {
+  static constexpr std::string_view kExceptions[] = {
+      "s_sendmsg",  // sendmsg(MSG_*, GS_OP_*, stream) symbolic names
+      "s_sendmsg_rtn_b32", "s_sendmsg_rtn_b64",
+      "s_waitcnt_depctr",  // depctr_* field names
+      "s_delay_alu",       // instid0(...) | instskip(...) | instid1(...)
+      "s_wait_alu",        // gfx12: depctr_* field names
+      "s_version",         // UC_VERSION_* names
+  };
+  for (auto e : kExceptions)
+    if (mn == e) return true;
+  return false;
+}
+
+// rawgpu's printer against LLVM's disassembly for `texts`; returns the mismatch list.
+std::vector<std::string> compare_printer(Target t, const std::vector<std::string>& texts,
+                                         const std::vector<std::string>& fallback, size_t* compared,
+                                         size_t* fell_back) {
+  auto encs = assemble_lines(t, texts);
+  std::vector<std::vector<uint8_t>> bytes;
+  std::vector<std::string> used;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (!encs[i] && i < fallback.size() && !fallback[i].empty()) {
+      auto f = assemble_lines(t, {fallback[i]});
+      if (f[0]) {
+        encs[i] = f[0];
+        ++*fell_back;
+        used.push_back(fallback[i]);
+        bytes.push_back(*encs[i]);
+        continue;
+      }
+    }
+    if (!encs[i]) {
+      used.push_back(texts[i]);
+      bytes.push_back({});
+      continue;
+    }
+    used.push_back(texts[i]);
+    bytes.push_back(*encs[i]);
+  }
+  const auto ref = llvm_disassemble(t, bytes);
+  std::vector<std::string> bad;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (bytes[i].empty()) {
+      bad.push_back("llvm-mc-19 rejects: " + used[i]);
+      continue;
+    }
+    std::vector<uint32_t> words((bytes[i].size() + 3) / 4, 0);
+    for (size_t b = 0; b < bytes[i].size(); ++b)
+      words[b / 4] |= uint32_t{bytes[i][b]} << (8 * (b % 4));
+    std::string hexs;
+    for (uint32_t w : words) hexs += strformat(" %08x", w);
+    auto d = decode(t, words);
+    if (!d) {
+      bad.push_back("[" + hexs + " ] does not decode: " + d.error().to_string());
+      continue;
+    }
+    const std::string mine = squash(disassemble(t, *d));
+    ++*compared;
+    if (mine != ref[i])
+      bad.push_back("[" + hexs + " ] llvm: '" + ref[i] + "' rawgpu: '" + mine + "'");
+  }
+  return bad;
+}
+
+TEST_P(DecoderTable, PrinterMatchesLlvmForEveryImplementedOpcode) {
+  REQUIRE_MC();
+  const Target t = GetParam();
+  std::vector<std::string> texts, fallback;
+  size_t exceptions = 0;
+  for (const OpcodeInfo& e : opcode_table(t)) {
+    if (!e.implemented) continue;
+    if (print_exception(e.mnemonic)) {
+      ++exceptions;
+      continue;
+    }
+    texts.push_back(renumber(e.sample));
+    fallback.push_back(e.sample);
+  }
+  size_t compared = 0, fell_back = 0;
+  const auto bad = compare_printer(t, texts, fallback, &compared, &fell_back);
+  std::string list;
+  for (const auto& b : bad) list += "  " + b + "\n";
+  EXPECT_TRUE(bad.empty()) << bad.size() << " of " << texts.size() << " differ:\n" << list;
+  printf(
+      "%s: %zu implemented opcodes printed like LLVM (%zu with the unrenumbered sample, "
+      "%zu reviewed exceptions)\n",
+      target_name(t), compared, fell_back, exceptions);
+}
+
+// Operand forms beyond the samples: modifiers, constants, literals, DPP, offsets and flags.
+TEST_P(DecoderTable, PrinterMatchesLlvmOnModifiersAndControls) {
+  REQUIRE_MC();
+  const Target t = GetParam();
+  const bool g12 = t == Target::kGfx1201;
+  std::vector<std::string> texts = {
+      "v_add_f32_e64 v1, -|v2|, |s3| clamp",
+      "v_mul_f32_e64 v1, -v2, 0.5 mul:2",
+      "v_fma_f32 v1, v2, -v3, |v4| div:2",
+      "v_add_f32_e32 v1, 0x40490fdb, v2",
+      "v_add_f32_e32 v1, 0.15915494, v2",
+      "v_add_nc_u32_e32 v1, 64, v2",
+      "v_add_nc_u32_e32 v1, -16, v2",
+      "v_mov_b32_e32 v7, s9",
+      "v_mov_b32_e32 v7, vcc_hi",
+      "v_mov_b32_e32 v7, exec_lo",
+      "v_mov_b32_e32 v7, m0",
+      "v_cndmask_b32_e64 v1, v2, v3, s4",
+      "v_add_co_u32 v1, s12, v2, v3",
+      "v_mad_u64_u32 v[1:2], null, v3, v4, v[5:6]",
+      "v_add_f64 v[2:3], -v[4:5], s[6:7]",
+      "v_cmp_lt_f32_e64 s8, -v1, |v2|",
+      "v_cmp_eq_u32_e32 vcc_lo, 5, v2",
+      "v_cmpx_gt_i32_e32 -1, v3",
+      "v_pk_add_f16 v1, v2, v3 op_sel:[1,0] op_sel_hi:[0,1]",
+      "v_pk_fma_f16 v1, v2, v3, v4 neg_lo:[1,0,0] neg_hi:[0,1,0]",
+      "v_pk_mul_f16 v1, v2, v3 clamp",
+      "v_fma_mix_f32 v1, v2, v3, v4 op_sel_hi:[1,1,0]",
+      "v_add_f32_dpp v1, v2, v3 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf",
+      "v_add_f32_dpp v1, -v2, |v3| row_shl:1 row_mask:0x5 bank_mask:0xa bound_ctrl:1",
+      "v_mov_b32_dpp v1, v2 row_mirror row_mask:0xf bank_mask:0xf fi:1",
+      "v_mov_b32_dpp v1, v2 row_share:3 row_mask:0xf bank_mask:0xf",
+      "v_mov_b32_dpp v1, v2 row_xmask:5 row_mask:0xf bank_mask:0xf",
+      "v_add_nc_u32_dpp v1, v2, v3 row_ror:7 row_mask:0xf bank_mask:0xf",
+      "v_mov_b32_dpp v1, v2 dpp8:[7,6,5,4,3,2,1,0]",
+      "v_mov_b32_dpp v1, v2 dpp8:[1,0,3,2,5,4,7,6] fi:1",
+      "v_add_f32_e64_dpp v1, v2, v3 row_half_mirror row_mask:0xf bank_mask:0xf",
+      "s_add_u32 s1, s2, 0x12345",
+      "s_mov_b64 s[2:3], exec",
+      "s_mov_b32 s2, -7",
+      "s_movk_i32 s2, 0x1234",
+      "s_cmp_eq_u32 s1, 17",
+      "s_getreg_b32 s2, hwreg(HW_REG_MODE)",
+      "s_nop 5",
+      "s_waitcnt vmcnt(1) lgkmcnt(2)",
+      "s_waitcnt expcnt(3)",
+      "s_branch 12",
+      "ds_load_b32 v1, v2 offset:64",
+      "ds_store_b64 v1, v[2:3] offset:8",
+      "ds_store_2addr_b32 v1, v2, v3 offset0:4 offset1:8",
+      "ds_load_2addr_b64 v[2:5], v1 offset1:16",
+      "ds_add_rtn_u32 v1, v2, v3 offset:12",
+      "ds_swizzle_b32 v1, v2 offset:swizzle(QUAD_PERM,1,0,3,2)",
+      "global_load_b32 v1, v[2:3], off offset:-16",
+      "global_load_b64 v[1:2], v3, s[4:5] offset:256",
+      "global_store_b32 v[2:3], v4, off offset:8",
+      "flat_load_b32 v1, v[2:3] offset:4",
+      "scratch_load_b32 v1, v2, off offset:16",
+      "scratch_store_b32 off, v2, s3 offset:32",
+  };
+  if (!g12) {
+    texts.insert(texts.end(), {
+                                  "s_load_b32 s5, s[2:3], 0x10",
+                                  "s_load_b64 s[4:5], s[2:3], s7 offset:0x20",
+                                  "s_load_b128 s[4:7], s[2:3], 0x0 glc",
+                                  "global_atomic_add_u32 v1, v[2:3], v4, off glc",
+                                  "global_atomic_add_u32 v[2:3], v4, off",
+                                  "global_load_b32 v1, v[2:3], off glc slc dlc",
+                              });
+  } else {
+    texts.insert(texts.end(), {
+                                  "s_load_b32 s5, s[2:3], 0x10",
+                                  "s_load_b64 s[4:5], s[2:3], s7 offset:0x20",
+                                  "global_atomic_add_u32 v1, v[2:3], v4, off th:TH_ATOMIC_RETURN",
+                                  "global_atomic_add_u32 v[2:3], v4, off",
+                                  "global_load_b32 v1, v[2:3], off scope:SCOPE_SYS",
+                              });
+  }
+  size_t compared = 0, fell_back = 0;
+  const auto bad = compare_printer(t, texts, {}, &compared, &fell_back);
+  std::string list;
+  for (const auto& b : bad) list += "  " + b + "\n";
+  EXPECT_TRUE(bad.empty()) << bad.size() << " of " << texts.size() << " differ:\n" << list;
+  EXPECT_EQ(compared, texts.size());
 }
 
 TEST_P(DecoderTable, KnownEncodings) {
@@ -393,6 +716,7 @@ TEST_P(Exec, UnimplementedOpcodeStopsWithMnemonicAndPc) {
   EXPECT_EQ(st.error().code(), Errc::kUnsupported);
   const std::string msg = st.error().to_string();
   EXPECT_NE(msg.find("v_sad_u8"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(v_sad_u8 v0, v1, v2, v3)"), std::string::npos) << msg;  // operands too
   EXPECT_NE(msg.find(hex(code_.va.raw() + 4)), std::string::npos) << msg;
   EXPECT_NE(msg.find("test_kernel"), std::string::npos) << msg;
 }

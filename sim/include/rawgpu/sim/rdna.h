@@ -76,6 +76,10 @@ struct Instruction {
 Result<Instruction> decode(Target t, std::span<const uint32_t> words);
 // Mnemonic(s) of a decoded instruction ("v_dual_mul_f32 :: v_dual_add_f32" for VOPD).
 std::string mnemonic(const Instruction& inst);
+// The instruction in LLVM 19's assembly syntax (operands, modifiers, DPP controls, memory
+// offsets and flags), e.g. "v_add_f32_e64 v1, -|v2|, s3 clamp". The decoder test compares it
+// with llvm-mc-19's disassembly for every implemented opcode (sim/rdna/README.md).
+std::string disassemble(Target t, const Instruction& inst);
 
 struct Options {
   bool strict_wait = true;                 // outstanding-load destinations are unreadable
