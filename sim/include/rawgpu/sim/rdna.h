@@ -87,6 +87,10 @@ struct Options {
   std::string kernel_name = "kernel";      // for error messages
   // Per-opcode hit counters (opcode_hits()); off: one predictable branch per instruction.
   bool count_opcodes = false;
+  // Host threads running the workgroups of one dispatch (0: the RAWGPU_EMU_THREADS environment
+  // variable, else 1). Results, counters and the reported error (the lowest failing workgroup's)
+  // are the same for any count; see sim/rdna/README.md for what differs after an error.
+  unsigned threads = 0;
 };
 
 // Executed wave instructions of one opcode-table entry (a VOPD pair counts both halves).
@@ -115,6 +119,8 @@ class Emulator final : public DispatchExecutor {
   // Counters collected while options().count_opcodes was on, non-zero ones, most hit first.
   std::vector<OpcodeHits> opcode_hits() const;
   void reset_opcode_hits() { hits_.clear(); }
+  // Host threads a dispatch uses (Options::threads, else RAWGPU_EMU_THREADS, else 1).
+  unsigned thread_count() const;
   // Called by the interpreter for each executed instruction when counting (hits.cpp).
   void count_hit(const OpcodeInfo* info, const OpcodeInfo* info_y);
 
