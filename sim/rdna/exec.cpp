@@ -79,7 +79,9 @@ std::string_view normalise(std::string_view m, std::string& tmp) {
       {"v_mad_co_i64_i32", "v_mad_i64_i32"}, {"v_s_rcp_f32", "v_rcp_f32"},
       {"v_s_exp_f32", "v_exp_f32"},          {"v_s_log_f32", "v_log_f32"},
       {"v_s_rsq_f32", "v_rsq_f32"},          {"v_s_sqrt_f32", "v_sqrt_f32"},
-      {"v_lshlrev_b64", "v_lshlrev_b64"}};
+      {"v_s_rcp_f16", "v_rcp_f16"},          {"v_s_exp_f16", "v_exp_f16"},
+      {"v_s_log_f16", "v_log_f16"},          {"v_s_rsq_f16", "v_rsq_f16"},
+      {"v_s_sqrt_f16", "v_sqrt_f16"},        {"v_lshlrev_b64", "v_lshlrev_b64"}};
   for (auto [from, to] : kAlias)
     if (m == from) return to;
   return m;
@@ -870,8 +872,6 @@ struct Emulator::Impl {
         RG_TRY(setup_valu(*u, *in.info, in, vdst, srcs));
         if (u->op & kCmp) u->sdst = static_cast<uint16_t>(vdst);
         if (m.starts_with("v_s_")) {  // gfx12 scalar transcendentals: VOP3 naming an SGPR
-          if (!m.ends_with("_f32"))
-            return fail(Errc::kUnsupported, u.get(), "16-bit v_s_* not implemented");
           if (vdst >= 106)
             return fail(Errc::kUnsupported, u.get(), "v_s_* destination beyond s105");
           u->sgpr_dst = true;
@@ -1081,7 +1081,9 @@ struct Emulator::Impl {
 
   void write32(Wave& w, const Uop& u, const uint32_t* d) {
     if (u.sgpr_dst) {  // v_s_*: scalar sources, so every lane computed the same value
-      write_sgpr(w, u.sdst, d[0]);
+      // A 16-bit result fills the low half; the high half is written as 0 (not hardware-
+      // confirmed; LLVM reads only the low half).
+      write_sgpr(w, u.sdst, u.half && !u.dst32 ? d[0] & 0xFFFF : d[0]);
       return;
     }
     uint32_t* dst = w.vr(u.vdst);

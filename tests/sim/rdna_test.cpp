@@ -687,6 +687,50 @@ TEST_P(Exec, InlineConstantOneOverTwoPiIsNotAliased) {
   EXPECT_EQ((y[2] >> 8) & 3, g12() ? 0u : 3u);
 }
 
+// GFX12's pseudo-scalar transcendentals (VOP3 with an SGPR destination): f16 and f32 forms
+// with SGPR, inline-constant and abs-modified sources; results land in the SGPRs.
+TEST_P(Exec, PseudoScalarTranscendentalsWriteSgprs) {
+  if (!g12()) GTEST_SKIP() << "SKIPPED: v_s_* exist on gfx12 only";
+  const std::string text =
+      "s_load_b64 s[4:5], s[0:1], 0x0\n"
+      "s_mov_b32 s10, 0x4000\n"      // f16 2.0
+      "s_mov_b32 s11, 0xdead4400\n"  // f16 4.0 in the low half
+      "s_mov_b32 s14, 0xc000\n"      // f16 -2.0
+      "s_mov_b32 s15, 0x40800000\n"  // f32 4.0
+      "v_s_exp_f16 s20, s10\n"
+      "v_s_log_f16 s21, s11\n"
+      "v_s_rcp_f16 s22, s11\n"
+      "v_s_rsq_f16 s23, s11\n"
+      "v_s_sqrt_f16 s24, s11\n"
+      "v_s_exp_f16 s25, 1.0\n"
+      "v_s_rcp_f16 s26, |s14|\n"
+      "v_s_sqrt_f32 s27, s15\n"
+      "v_s_exp_f16 s28, -s10\n" +
+      wait_km() + "\n" +
+      [] {
+        std::string st;
+        for (int i = 0; i < 9; ++i)
+          st += strformat("v_mov_b32 v1, s%d\nv_mov_b32 v2, %d\nglobal_store_b32 v2, v1, s[4:5]\n",
+                          20 + i, 4 * i);
+        return st;
+      }() +
+      "s_endpgm\n";
+  LOAD_OR_SKIP(text);
+  DeviceBuffer out = buffer(64);
+  DeviceBuffer ka = kernargs({out.va.raw()});
+  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
+  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  EXPECT_EQ(y[0], 0x4400u);      // exp2(2) = 4
+  EXPECT_EQ(y[1], 0x4000u);      // log2(4) = 2
+  EXPECT_EQ(y[2], 0x3400u);      // 1/4
+  EXPECT_EQ(y[3], 0x3800u);      // 1/sqrt(4)
+  EXPECT_EQ(y[4], 0x4000u);      // sqrt(4)
+  EXPECT_EQ(y[5], 0x4000u);      // exp2(1.0)
+  EXPECT_EQ(y[6], 0x3800u);      // 1/|-2|
+  EXPECT_EQ(y[7], 0x40000000u);  // f32 sqrt(4)
+  EXPECT_EQ(y[8], 0x3400u);      // exp2(-2)
+}
+
 TEST_P(Exec, MemoryFaultNamesLaneAndAddress) {
   LOAD_OR_SKIP(
       "s_mov_b32 s4, 0x12340000\ns_mov_b32 s5, 0x7f\nv_lshlrev_b32 v1, 2, v0\n"
