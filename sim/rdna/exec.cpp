@@ -2124,6 +2124,54 @@ struct Emulator::Impl {
     return {};
   }
 
+  // v_wmma_i32_16x16x16_iu8: D = A × B + C over 8-bit integers, i32 accumulators. NEG_LO[0] /
+  // NEG_LO[1] make A / B signed (else unsigned); CLAMP saturates the i32 result (else it
+  // wraps). Byte i of lane l (g = l / 16) holds A[m = l % 16][k] and B[k][n = l % 16], byte i in
+  // VGPR i / 4: gfx1100 k = i (16 bytes, 4 VGPRs, lanes 16–31 repeat lanes 0–15); gfx1201
+  // k = 8 (i / 4) + 4 g + i % 4 (8 bytes, 2 VGPRs; the 16-bit layout applied to bytes, not
+  // hardware-confirmed). C/D: as the f32 WMMA (row 2v + g on gfx1100, 8g + v on gfx1201).
+  Status exec_wmma_iu8(Wave& w, const Uop& u) {
+    if (u.kind[0] != kSrcVgpr || u.kind[1] != kSrcVgpr)
+      return fail(Errc::kUnsupported, &u, "WMMA A/B must be VGPRs");
+    if (u.kind[2] != kSrcVgpr && !(u.kind[2] == kSrcConst && u.cval[2] == 0))
+      return fail(Errc::kUnsupported, &u, "WMMA C other than VGPRs or 0 not implemented");
+    const bool sa = u.neg & 1, sb = (u.neg >> 1) & 1;
+    const unsigned a0 = u.src[0] - 256, b0 = u.src[1] - 256, nbytes = g12 ? 8 : 16;
+    auto byte_of = [&](unsigned base, unsigned lane, unsigned i, bool sgn) -> int64_t {
+      const uint8_t b = static_cast<uint8_t>(w.vr(base + i / 4)[lane] >> (8 * (i % 4)));
+      return sgn ? static_cast<int64_t>(static_cast<int8_t>(b)) : static_cast<int64_t>(b);
+    };
+    if (!g12 && e.options_.strict_wait) {  // RDNA3 reads the operands replicated in both halves
+      for (unsigned r = 0; r < 4; ++r)
+        for (unsigned l = 0; l < 16; ++l)
+          if (w.vr(a0 + r)[l] != w.vr(a0 + r)[l + 16] || w.vr(b0 + r)[l] != w.vr(b0 + r)[l + 16])
+            return fail(Errc::kHardware, &u,
+                        strformat("WMMA A/B lane %u differs from lane %u in VGPR %u (gfx1100 "
+                                  "needs operands replicated across half-waves)",
+                                  l + 16, l, r));
+    }
+    int64_t A[16][16] = {}, B[16][16] = {};
+    for (unsigned l = 0; l < (g12 ? 32u : 16u); ++l)
+      for (unsigned i = 0; i < nbytes; ++i) {
+        const unsigned k = g12 ? 8 * (i / 4) + 4 * (l / 16) + i % 4 : i;
+        A[l % 16][k] = byte_of(a0, l, i, sa), B[k][l % 16] = byte_of(b0, l, i, sb);
+      }
+    auto row_of = [&](unsigned l, unsigned v) { return g12 ? 8 * (l / 16) + v : 2 * v + l / 16; };
+    std::array<uint32_t, 8 * kLanes> out{};
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned v = 0; v < 8; ++v) {
+        const unsigned mm = row_of(l, v), n = l % 16;
+        int64_t sum = u.kind[2] == kSrcVgpr
+                          ? static_cast<int64_t>(static_cast<int32_t>(w.vr(u.src[2] - 256 + v)[l]))
+                          : 0;
+        for (unsigned k = 0; k < 16; ++k) sum += A[mm][k] * B[k][n];
+        if (u.clamp) sum = std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX);
+        out[v * kLanes + l] = static_cast<uint32_t>(sum);
+      }
+    for (unsigned r = 0; r < 8; ++r) std::memcpy(w.vr(u.vdst + r), &out[r * kLanes], 4 * kLanes);
+    return {};
+  }
+
   // Data-type families (issue 9 item 1): f16 math, 16-bit and packed integers, f64 division,
   // rounding and frexp. Returns what was produced: a 32-bit result in R, a 64-bit one in QR, or
   // kWritten when the operation wrote its own destinations; kNo when the op is not one of these.
@@ -2505,6 +2553,7 @@ struct Emulator::Impl {
     if (u.op == v_wmma_f32_16x16x16_f16 || u.op == v_wmma_f32_16x16x16_bf16 ||
         u.op == v_wmma_f16_16x16x16_f16 || u.op == v_wmma_bf16_16x16x16_bf16)
       return exec_wmma(w, u);
+    if (u.op == v_wmma_i32_16x16x16_iu8) return exec_wmma_iu8(w, u);
     alignas(64) uint32_t A[kLanes], B[kLanes], C[kLanes], R[kLanes];
     alignas(64) uint64_t QA[kLanes], QB[kLanes], QC[kLanes], QR[kLanes];
     uint32_t* in32[3] = {A, B, C};
