@@ -7,6 +7,7 @@
 // the template's operands onto the encoding's fields per format and prints the field values,
 // then the modifiers (abs/neg, clamp/omod, op_sel, DPP controls, memory offsets and flags).
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -181,6 +182,26 @@ std::string sopp_waitcnt(uint32_t imm, bool g12) {
   if (exp != 7 || all_max) s += strformat(" expcnt(%u)", exp);
   if (lgkm != 0x3F || all_max) s += strformat(" lgkmcnt(%u)", lgkm);
   return s;
+}
+
+// s_delay_alu: instid0 [3:0], instskip [6:4], instid1 [10:7] by name, "|"-joined; 0 alone.
+std::string delay_alu(uint32_t imm) {
+  static constexpr const char* kId[] = {"NO_DEP",        "VALU_DEP_1",    "VALU_DEP_2",
+                                        "VALU_DEP_3",    "VALU_DEP_4",    "TRANS32_DEP_1",
+                                        "TRANS32_DEP_2", "TRANS32_DEP_3", "FMA_ACCUM_CYCLE_1",
+                                        "SALU_CYCLE_1",  "SALU_CYCLE_2",  "SALU_CYCLE_3"};
+  static constexpr const char* kSkip[] = {"SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"};
+  const unsigned id0 = imm & 15, skip = (imm >> 4) & 7, id1 = (imm >> 7) & 15;
+  if (id0 >= std::size(kId) || id1 >= std::size(kId) || skip >= std::size(kSkip) || imm >> 11)
+    return strformat(" 0x%x", imm);
+  std::string s;
+  auto add = [&](const char* field, const char* name) {
+    s += (s.empty() ? " " : " | ") + std::string(field) + "(" + name + ")";
+  };
+  if (id0) add("instid0", kId[id0]);
+  if (skip) add("instskip", kSkip[skip]);
+  if (id1) add("instid1", kId[id1]);
+  return s.empty() ? " 0" : s;
 }
 
 std::string hwreg(uint32_t imm) {
@@ -523,6 +544,7 @@ struct Printer {
         if (tpl.empty()) return info.mnemonic;
         const std::string_view t0 = tpl[0];
         if (t0.starts_with("vmcnt")) return info.mnemonic + sopp_waitcnt(imm, g12);
+        if (m == "s_delay_alu") return info.mnemonic + delay_alu(imm);
         if (t0.starts_with("0x")) return info.mnemonic + strformat(" 0x%x", imm);
         if (starts(m, "s_branch") || starts(m, "s_cbranch"))
           return info.mnemonic + strformat(" %d", static_cast<int16_t>(imm));

@@ -225,7 +225,6 @@ bool print_exception(std::string_view mn) {
       "s_sendmsg",  // sendmsg(MSG_*, GS_OP_*, stream) symbolic names
       "s_sendmsg_rtn_b32", "s_sendmsg_rtn_b64",
       "s_waitcnt_depctr",  // depctr_* field names
-      "s_delay_alu",       // instid0(...) | instskip(...) | instid1(...)
       "s_wait_alu",        // gfx12: depctr_* field names
       "s_version",         // UC_VERSION_* names
   };
@@ -357,6 +356,10 @@ TEST_P(DecoderTable, PrinterMatchesLlvmOnModifiersAndControls) {
       "s_waitcnt vmcnt(1) lgkmcnt(2)",
       "s_waitcnt expcnt(3)",
       "s_branch 12",
+      "s_delay_alu instid0(VALU_DEP_1) | instskip(NEXT) | instid1(VALU_DEP_1)",
+      "s_delay_alu instid0(SALU_CYCLE_1)",
+      "s_delay_alu instid0(TRANS32_DEP_2) | instskip(SKIP_3) | instid1(FMA_ACCUM_CYCLE_1)",
+      "s_delay_alu instskip(SKIP_1) | instid1(VALU_DEP_4)",
       "ds_load_b32 v1, v2 offset:64",
       "ds_store_b64 v1, v[2:3] offset:8",
       "ds_store_2addr_b32 v1, v2, v3 offset0:4 offset1:8",
