@@ -374,6 +374,13 @@ drivers::amd::FaultState AmdGpu::fault_state() const {
   return f;
 }
 
+void AmdGpu::clear_fault() {
+  Guard guard(this);
+  fault_status_ = 0;
+  fault_addr_page_ = 0;
+  fault_text_.clear();
+}
+
 void AmdGpu::record_fault(GpuVa va, uint32_t status) {
   if (fault_status_ != 0) return;  // the registers latch the first fault until cleared
   fault_status_ = status;

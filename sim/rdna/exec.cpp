@@ -1,10 +1,15 @@
 // RDNA3/RDNA4 wave32 executor: pre-decoded micro-ops per PC, wave state, semantics, the
 // workgroup scheduler (round-robin to a barrier or the end) and strict wait-count checking.
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <optional>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -74,7 +79,9 @@ std::string_view normalise(std::string_view m, std::string& tmp) {
       {"v_mad_co_i64_i32", "v_mad_i64_i32"}, {"v_s_rcp_f32", "v_rcp_f32"},
       {"v_s_exp_f32", "v_exp_f32"},          {"v_s_log_f32", "v_log_f32"},
       {"v_s_rsq_f32", "v_rsq_f32"},          {"v_s_sqrt_f32", "v_sqrt_f32"},
-      {"v_lshlrev_b64", "v_lshlrev_b64"}};
+      {"v_s_rcp_f16", "v_rcp_f16"},          {"v_s_exp_f16", "v_exp_f16"},
+      {"v_s_log_f16", "v_log_f16"},          {"v_s_rsq_f16", "v_rsq_f16"},
+      {"v_s_sqrt_f16", "v_sqrt_f16"},        {"v_lshlrev_b64", "v_lshlrev_b64"}};
   for (auto [from, to] : kAlias)
     if (m == from) return to;
   return m;
@@ -497,9 +504,47 @@ struct Emulator::Impl {
   std::vector<uint8_t> lds;
   uint64_t budget;
   std::array<uint32_t, 3> wg_id{};
+  // Multi-threaded dispatch (Options::threads > 1): each worker thread has its own Impl (decode
+  // cache, LDS, waves, counters); global memory goes through `sh->mem` (one access or one
+  // atomic instruction at a time: the simulated MMU and its sparse VRAM are not thread-safe).
+  struct Shared {
+    std::recursive_mutex mem;
+    std::atomic<uint64_t> next{0};             // next workgroup index to claim
+    std::atomic<uint64_t> lowest_fail{~0ull};  // lowest failing workgroup index so far
+    std::atomic<uint64_t> budget{0};           // instruction budget pool, taken in chunks
+    std::mutex err_mu;
+  };
+  Shared* sh = nullptr;
+  Stats* stats = nullptr;      // the emulator's (one thread) or the worker's (merged after)
+  std::vector<uint64_t> hits;  // a worker's opcode hits (merged after)
+  unsigned slot_base = 0;      // scratch slot of wave 0 of this worker's workgroups
+  struct FaultAccess {
+    bool valid = false, write = false, exec = false;
+    uint64_t va = 0;
+  } last_fault;  // the last refused MMU access (re-latched after a multi-threaded dispatch)
 
   Impl(Emulator& em, const DispatchState& s)
-      : e(em), st(s), g12(em.target_ == Target::kGfx1201), budget(em.options_.max_instructions) {}
+      : e(em),
+        st(s),
+        g12(em.target_ == Target::kGfx1201),
+        budget(em.options_.max_instructions),
+        stats(&em.stats_) {}
+
+  // Global memory through the simulated MMU (locked when workers share it).
+  Result<uint32_t> rd32(uint64_t va, bool exec = false) {
+    std::unique_lock<std::recursive_mutex> lk;
+    if (sh) lk = std::unique_lock<std::recursive_mutex>(sh->mem);
+    auto r = e.gpu_->read32(GpuVa(va), exec);
+    if (!r) last_fault = {true, false, exec, va};
+    return r;
+  }
+  Status wr32(uint64_t va, uint32_t v) {
+    std::unique_lock<std::recursive_mutex> lk;
+    if (sh) lk = std::unique_lock<std::recursive_mutex>(sh->mem);
+    Status r = e.gpu_->write32(GpuVa(va), v);
+    if (!r) last_fault = {true, true, false, va};
+    return r;
+  }
 
   Error fail(Errc c, const Uop* u, const std::string& what) {
     return make_error(c, "%s kernel '%s' PC %s%s%s: %s", target_name(e.target_),
@@ -680,7 +725,7 @@ struct Emulator::Impl {
     unsigned have = 0;
     auto fetch = [&](unsigned n) -> Status {
       for (; have < n; ++have) {
-        auto r = e.gpu_->read32(GpuVa(pc + 4 * have), true);
+        auto r = rd32(pc + 4 * have, true);
         if (!r) {
           return make_error(Errc::kHardware, "%s kernel '%s': instruction fetch at PC %s: %s",
                             target_name(e.target_), e.options_.kernel_name.c_str(), hex(pc).c_str(),
@@ -710,7 +755,8 @@ struct Emulator::Impl {
     u->info = in.info;
     u->op = semantics_of(in.info->mnemonic);
     if (u->op == 0)
-      return fail(Errc::kUnsupported, u.get(), "opcode not implemented by the emulator");
+      return fail(Errc::kUnsupported, u.get(),
+                  "opcode not implemented by the emulator (" + disassemble(e.target_, in) + ")");
     const uint32_t w0 = in.words[0], w1 = in.words[1];
     const std::string_view m = in.info->mnemonic;
     switch (in.format) {
@@ -826,8 +872,6 @@ struct Emulator::Impl {
         RG_TRY(setup_valu(*u, *in.info, in, vdst, srcs));
         if (u->op & kCmp) u->sdst = static_cast<uint16_t>(vdst);
         if (m.starts_with("v_s_")) {  // gfx12 scalar transcendentals: VOP3 naming an SGPR
-          if (!m.ends_with("_f32"))
-            return fail(Errc::kUnsupported, u.get(), "16-bit v_s_* not implemented");
           if (vdst >= 106)
             return fail(Errc::kUnsupported, u.get(), "v_s_* destination beyond s105");
           u->sgpr_dst = true;
@@ -866,7 +910,9 @@ struct Emulator::Impl {
         y->info = in.info_y;
         y->op = semantics_of(in.info_y->mnemonic);
         if (y->op == 0)
-          return fail(Errc::kUnsupported, y.get(), "opcode not implemented by the emulator");
+          return fail(
+              Errc::kUnsupported, y.get(),
+              "opcode not implemented by the emulator (" + disassemble(e.target_, in) + ")");
         RG_TRY(setup_valu(*y, *in.info_y, in, vdsty, {w1 & 0x1FF, 256 + ((w1 >> 9) & 0xFF), 0}));
         const std::string_view my = in.info_y->mnemonic;
         if (my.find("mamk") != std::string_view::npos || my.find("maak") != std::string_view::npos)
@@ -1035,7 +1081,9 @@ struct Emulator::Impl {
 
   void write32(Wave& w, const Uop& u, const uint32_t* d) {
     if (u.sgpr_dst) {  // v_s_*: scalar sources, so every lane computed the same value
-      write_sgpr(w, u.sdst, d[0]);
+      // A 16-bit result fills the low half; the high half is written as 0 (not hardware-
+      // confirmed; LLVM reads only the low half).
+      write_sgpr(w, u.sdst, u.half && !u.dst32 ? d[0] & 0xFFFF : d[0]);
       return;
     }
     uint32_t* dst = w.vr(u.vdst);
@@ -1150,7 +1198,7 @@ struct Emulator::Impl {
   uint32_t scratch_lane_bytes() const { return ((st.tmpring_size >> 12) & 0x7FFF) * 256 / kLanes; }
   Result<uint64_t> scratch_va(const Uop& u, unsigned lane, uint64_t addr, unsigned n) {
     const uint32_t waves = st.tmpring_size & 0xFFF, lane_bytes = scratch_lane_bytes();
-    const unsigned slot = cur_wave ? cur_wave->id : 0;
+    const unsigned slot = slot_base + (cur_wave ? cur_wave->id : 0);
     if (st.scratch_base.raw() == 0 || lane_bytes == 0)
       return fail(Errc::kHardware, &u,
                   strformat("scratch access in lane %u at private address %s but the dispatch "
@@ -1158,8 +1206,9 @@ struct Emulator::Impl {
                             lane, hex(addr).c_str()));
     if (slot >= waves)
       return fail(Errc::kHardware, &u,
-                  strformat("wave %u of the workgroup has no scratch slot (TMPRING_SIZE.WAVES %u)",
-                            slot, waves));
+                  strformat("wave %u of the workgroup has no scratch slot %u (TMPRING_SIZE.WAVES "
+                            "%u)",
+                            cur_wave ? cur_wave->id : 0, slot, waves));
     if (addr + n > lane_bytes)
       return fail(Errc::kOutOfRange, &u,
                   strformat("scratch access out of range in lane %u: bytes [%s, +%u) of %u per "
@@ -1197,7 +1246,7 @@ struct Emulator::Impl {
     for (unsigned k = 0; k < n; ++k) {  // byte by byte: consecutive dwords are 128 B apart
       const uint64_t b = RG_TRY(scratch_va(u, lane, a + k, 1));
       const uint64_t base = b & ~uint64_t{3};
-      auto r = e.gpu_->read32(GpuVa(base));
+      auto r = rd32(base);
       if (!r) return mem_fault(u, lane, va, r.error());
       uint32_t word = *r;
       auto* wb = reinterpret_cast<uint8_t*>(&word) + (b - base);
@@ -1206,8 +1255,7 @@ struct Emulator::Impl {
         continue;
       }
       *wb = p[k];
-      if (Status st2 = e.gpu_->write32(GpuVa(base), word); !st2)
-        return mem_fault(u, lane, va, st2.error());
+      if (Status st2 = wr32(base, word); !st2) return mem_fault(u, lane, va, st2.error());
     }
     return {};
   }
@@ -1220,7 +1268,7 @@ struct Emulator::Impl {
     unsigned done = 0;
     while (done < n) {
       const uint64_t base = a & ~uint64_t{3};
-      auto r = e.gpu_->read32(GpuVa(base));
+      auto r = rd32(base);
       if (!r) return mem_fault(u, lane, a, r.error());
       const uint32_t word = *r;
       const unsigned off = static_cast<unsigned>(a - base);
@@ -1245,13 +1293,12 @@ struct Emulator::Impl {
       const unsigned take = std::min(4 - off, n - done);
       uint32_t word = 0;
       if (take != 4) {
-        auto r = e.gpu_->read32(GpuVa(base));
+        auto r = rd32(base);
         if (!r) return mem_fault(u, lane, a, r.error());
         word = *r;
       }
       std::memcpy(reinterpret_cast<uint8_t*>(&word) + off, p + done, take);
-      if (Status st = e.gpu_->write32(GpuVa(base), word); !st)
-        return mem_fault(u, lane, a, st.error());
+      if (Status st = wr32(base, word); !st) return mem_fault(u, lane, a, st.error());
       done += take, a += take;
     }
     return {};
@@ -1267,7 +1314,7 @@ struct Emulator::Impl {
     const uint64_t off = u.saddr != kNull ? w.s[u.saddr] : 0;
     const uint64_t va = (base + static_cast<int64_t>(u.imm) + off) & ~uint64_t{3};
     for (unsigned i = 0; i < u.dstw; ++i) {
-      auto r = e.gpu_->read32(GpuVa(va + 4 * i));
+      auto r = rd32(va + 4 * i);
       if (!r) return mem_fault(u, 0, va + 4 * i, r.error());
       write_sgpr(w, u.vdst + i, *r);
     }
@@ -1373,8 +1420,10 @@ struct Emulator::Impl {
       }
       default: break;
     }
-    // Atomics.
+    // Atomics (one instruction at a time across worker threads).
     const bool wide = u.op == global_atomic_add_u64;
+    std::unique_lock<std::recursive_mutex> atomic_lock;
+    if (sh) atomic_lock = std::unique_lock<std::recursive_mutex>(sh->mem);
     for (unsigned l = 0; l < kLanes; ++l) {
       if (!((m >> l) & 1)) continue;
       uint64_t old = 0;
@@ -1463,8 +1512,10 @@ struct Emulator::Impl {
     for (unsigned l = 0; l < kLanes; ++l) {
       if (!((m >> l) & 1)) continue;
       if (two) {
-        const uint64_t o0 = uint64_t{a[l]} + static_cast<uint64_t>(u.imm) * scale;
-        const uint64_t o1 = uint64_t{a[l]} + static_cast<uint64_t>(u.imm1) * scale;
+        // The LDS address adder is 32 bits wide: LLVM folds a negative base into the offset
+        // (ds_load_b32 v4, v2 offset:252 with v2 = -4 * tid) and relies on the wrap.
+        const uint64_t o0 = static_cast<uint32_t>(a[l] + static_cast<uint32_t>(u.imm) * scale);
+        const uint64_t o1 = static_cast<uint32_t>(a[l] + static_cast<uint32_t>(u.imm1) * scale);
         RG_TRY(check(l, o0, esz));
         RG_TRY(check(l, o1, esz));
         const unsigned nd = esz / 4;
@@ -1481,7 +1532,7 @@ struct Emulator::Impl {
         }
         continue;
       }
-      const uint64_t off = uint64_t{a[l]} + static_cast<uint32_t>(u.imm);
+      const uint64_t off = static_cast<uint32_t>(a[l] + static_cast<uint32_t>(u.imm));
       const unsigned n = u.op == ds_load_u8 || u.op == ds_load_i8 || u.op == ds_store_b8      ? 1
                          : u.op == ds_load_u16 || u.op == ds_load_i16 || u.op == ds_store_b16 ? 2
                                                                                               : esz;
@@ -2073,6 +2124,54 @@ struct Emulator::Impl {
     return {};
   }
 
+  // v_wmma_i32_16x16x16_iu8: D = A × B + C over 8-bit integers, i32 accumulators. NEG_LO[0] /
+  // NEG_LO[1] make A / B signed (else unsigned); CLAMP saturates the i32 result (else it
+  // wraps). Byte i of lane l (g = l / 16) holds A[m = l % 16][k] and B[k][n = l % 16], byte i in
+  // VGPR i / 4: gfx1100 k = i (16 bytes, 4 VGPRs, lanes 16–31 repeat lanes 0–15); gfx1201
+  // k = 8 (i / 4) + 4 g + i % 4 (8 bytes, 2 VGPRs; the 16-bit layout applied to bytes, not
+  // hardware-confirmed). C/D: as the f32 WMMA (row 2v + g on gfx1100, 8g + v on gfx1201).
+  Status exec_wmma_iu8(Wave& w, const Uop& u) {
+    if (u.kind[0] != kSrcVgpr || u.kind[1] != kSrcVgpr)
+      return fail(Errc::kUnsupported, &u, "WMMA A/B must be VGPRs");
+    if (u.kind[2] != kSrcVgpr && !(u.kind[2] == kSrcConst && u.cval[2] == 0))
+      return fail(Errc::kUnsupported, &u, "WMMA C other than VGPRs or 0 not implemented");
+    const bool sa = u.neg & 1, sb = (u.neg >> 1) & 1;
+    const unsigned a0 = u.src[0] - 256, b0 = u.src[1] - 256, nbytes = g12 ? 8 : 16;
+    auto byte_of = [&](unsigned base, unsigned lane, unsigned i, bool sgn) -> int64_t {
+      const uint8_t b = static_cast<uint8_t>(w.vr(base + i / 4)[lane] >> (8 * (i % 4)));
+      return sgn ? static_cast<int64_t>(static_cast<int8_t>(b)) : static_cast<int64_t>(b);
+    };
+    if (!g12 && e.options_.strict_wait) {  // RDNA3 reads the operands replicated in both halves
+      for (unsigned r = 0; r < 4; ++r)
+        for (unsigned l = 0; l < 16; ++l)
+          if (w.vr(a0 + r)[l] != w.vr(a0 + r)[l + 16] || w.vr(b0 + r)[l] != w.vr(b0 + r)[l + 16])
+            return fail(Errc::kHardware, &u,
+                        strformat("WMMA A/B lane %u differs from lane %u in VGPR %u (gfx1100 "
+                                  "needs operands replicated across half-waves)",
+                                  l + 16, l, r));
+    }
+    int64_t A[16][16] = {}, B[16][16] = {};
+    for (unsigned l = 0; l < (g12 ? 32u : 16u); ++l)
+      for (unsigned i = 0; i < nbytes; ++i) {
+        const unsigned k = g12 ? 8 * (i / 4) + 4 * (l / 16) + i % 4 : i;
+        A[l % 16][k] = byte_of(a0, l, i, sa), B[k][l % 16] = byte_of(b0, l, i, sb);
+      }
+    auto row_of = [&](unsigned l, unsigned v) { return g12 ? 8 * (l / 16) + v : 2 * v + l / 16; };
+    std::array<uint32_t, 8 * kLanes> out{};
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned v = 0; v < 8; ++v) {
+        const unsigned mm = row_of(l, v), n = l % 16;
+        int64_t sum = u.kind[2] == kSrcVgpr
+                          ? static_cast<int64_t>(static_cast<int32_t>(w.vr(u.src[2] - 256 + v)[l]))
+                          : 0;
+        for (unsigned k = 0; k < 16; ++k) sum += A[mm][k] * B[k][n];
+        if (u.clamp) sum = std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX);
+        out[v * kLanes + l] = static_cast<uint32_t>(sum);
+      }
+    for (unsigned r = 0; r < 8; ++r) std::memcpy(w.vr(u.vdst + r), &out[r * kLanes], 4 * kLanes);
+    return {};
+  }
+
   // Data-type families (issue 9 item 1): f16 math, 16-bit and packed integers, f64 division,
   // rounding and frexp. Returns what was produced: a 32-bit result in R, a 64-bit one in QR, or
   // kWritten when the operation wrote its own destinations; kNo when the op is not one of these.
@@ -2454,6 +2553,7 @@ struct Emulator::Impl {
     if (u.op == v_wmma_f32_16x16x16_f16 || u.op == v_wmma_f32_16x16x16_bf16 ||
         u.op == v_wmma_f16_16x16x16_f16 || u.op == v_wmma_bf16_16x16x16_bf16)
       return exec_wmma(w, u);
+    if (u.op == v_wmma_i32_16x16x16_iu8) return exec_wmma_iu8(w, u);
     alignas(64) uint32_t A[kLanes], B[kLanes], C[kLanes], R[kLanes];
     alignas(64) uint64_t QA[kLanes], QB[kLanes], QC[kLanes], QR[kLanes];
     uint32_t* in32[3] = {A, B, C};
@@ -3009,14 +3109,27 @@ struct Emulator::Impl {
     Uop* u = w.cur;
     for (;;) {
       if (u == nullptr) u = RG_TRY(uop_at(w.pc));
+      if (budget == 0 && sh) {  // a worker takes the next chunk of the dispatch's budget
+        uint64_t have = sh->budget.load(std::memory_order_relaxed), take = 0;
+        do {
+          take = std::min<uint64_t>(have, 1u << 14);
+        } while (take && !sh->budget.compare_exchange_weak(have, have - take));
+        budget = take;
+      }
       if (budget == 0) {
         return fail(Errc::kTimeout, u,
                     strformat("instruction budget of %llu wave instructions exhausted (hang?)",
                               static_cast<unsigned long long>(e.options_.max_instructions)));
       }
       --budget;
-      ++e.stats_.instructions;
-      if (e.options_.count_opcodes) e.count_hit(u->info, u->y ? u->y->info : nullptr);
+      ++stats->instructions;
+      if (e.options_.count_opcodes) {
+        if (sh) {
+          local_hit(u->info), local_hit(u->y ? u->y->info : nullptr);
+        } else {
+          e.count_hit(u->info, u->y ? u->y->info : nullptr);
+        }
+      }
       if (!w.pending.empty()) RG_TRY(check_pending(w, *u));
       Uop* next = nullptr;
       Stop stop = Stop::kRun;
@@ -3107,100 +3220,217 @@ struct Emulator::Impl {
     }
   }
 
-  Status run_dispatch() {
+  void local_hit(const OpcodeInfo* info) {
+    if (info == nullptr) return;
+    const std::span<const OpcodeInfo> table = opcode_table(e.target_);
+    if (info < table.data() || info >= table.data() + table.size()) return;
+    if (hits.size() != table.size()) hits.assign(table.size(), 0);
+    ++hits[size_t(info - table.data())];
+  }
+
+  // Launch parameters of the dispatch (set by setup()).
+  unsigned user = 0, tidig = 0, nwaves = 0;
+  bool tgid[3] = {}, tg_size = false;
+  uint32_t float_mode = 0;
+  std::array<uint32_t, 3> wgs{};
+  uint64_t threads = 0;
+
+  Status setup() {
     const uint32_t rsrc1 = st.rsrc1, rsrc2 = st.rsrc2;
     vgprs = std::min(256u, ((rsrc1 & 0x3F) + 1) * 8);  // wave32 granule of 8 (gfx10+)
     if (!st.wave32)
       return make_error(Errc::kUnsupported,
                         "rdna: wave64 dispatches are not supported (CS_W32_EN clear)");
-    const unsigned user = (rsrc2 >> 1) & 0x1F;
-    const bool tgid[3] = {(rsrc2 >> 7 & 1) != 0, (rsrc2 >> 8 & 1) != 0, (rsrc2 >> 9 & 1) != 0};
-    const bool tg_size = (rsrc2 >> 10) & 1;
-    const unsigned tidig = (rsrc2 >> 11) & 3;
-    const uint32_t float_mode = (rsrc1 >> 12) & 0xFF;
-    std::array<uint32_t, 3> wgs{};
+    user = (rsrc2 >> 1) & 0x1F;
+    for (unsigned i = 0; i < 3; ++i) tgid[i] = (rsrc2 >> (7 + i) & 1) != 0;
+    tg_size = (rsrc2 >> 10) & 1;
+    tidig = (rsrc2 >> 11) & 3;
+    float_mode = (rsrc1 >> 12) & 0xFF;
     for (unsigned i = 0; i < 3; ++i) wgs[i] = std::max(1u, st.workgroup[i] & 0xFFFF);
-    const uint64_t threads = uint64_t{wgs[0]} * wgs[1] * wgs[2];
+    threads = uint64_t{wgs[0]} * wgs[1] * wgs[2];
     if (threads > 1024)
       return make_error(Errc::kInvalidArgument, "rdna: workgroup of %llu threads (max 1024)",
                         static_cast<unsigned long long>(threads));
-    const unsigned nwaves = static_cast<unsigned>((threads + 31) / 32);
+    nwaves = static_cast<unsigned>((threads + 31) / 32);
     if (st.lds_bytes > 64 * 1024)
       return make_error(Errc::kInvalidArgument, "rdna: %u bytes of LDS requested (max 65536)",
                         st.lds_bytes);
-    std::vector<Wave> waves(nwaves);
-    for (Wave& w : waves) w.v.assign(size_t{vgprs} * kLanes, 0);
-    for (uint32_t gz = 0; gz < st.grid[2]; ++gz)
-      for (uint32_t gy = 0; gy < st.grid[1]; ++gy)
-        for (uint32_t gx = 0; gx < st.grid[0]; ++gx) {
-          const std::array<uint32_t, 3> id{gx + st.start[0], gy + st.start[1], gz + st.start[2]};
-          lds.assign(st.lds_bytes, 0);
-          for (unsigned wi = 0; wi < nwaves; ++wi) {
-            Wave& w = waves[wi];
-            w.s.fill(0);
-            std::fill(w.v.begin(), w.v.end(), 0);
-            w.scc = false, w.done = false, w.at_barrier = false, w.id = wi;
-            w.pending.clear(), w.vpend.fill(0), w.spend.fill(0);
-            w.pc = st.program.raw(), w.cur = nullptr;
-            w.mode = Mode{};
-            w.mode.round_f32 = float_mode & 3, w.mode.round_f16_64 = (float_mode >> 2) & 3;
-            w.mode.denorm_f32 = (float_mode >> 4) & 3, w.mode.denorm_f16_64 = (float_mode >> 6) & 3;
-            w.mode.dx10_clamp = !g12 && ((rsrc1 >> 21) & 1),
-            w.mode.ieee = !g12 && ((rsrc1 >> 23) & 1);
-            for (unsigned i = 0; i < user && i < st.user_data.size(); ++i) w.s[i] = st.user_data[i];
-            if (!g12) {
-              unsigned next = user;
-              for (unsigned i = 0; i < 3; ++i)
-                if (tgid[i]) w.s[next++] = id[i];
-              if (tg_size) w.s[next++] = nwaves << 6 | wi;  // wave id in group [5:0], count [12:6]
-            } else {
-              w.s[kTtmp + 9] = id[0];
-              w.s[kTtmp + 7] = (tgid[1] ? id[1] & 0xFFFF : 0) | (tgid[2] ? id[2] << 16 : 0);
-            }
-            uint32_t exec = 0;
-            uint32_t* v0 = w.vr(0);
-            for (unsigned l = 0; l < kLanes; ++l) {
-              const uint64_t t = uint64_t{wi} * kLanes + l;
-              if (t >= threads) continue;
-              exec |= 1u << l;
-              const uint32_t x = static_cast<uint32_t>(t % wgs[0]);
-              const uint32_t y = static_cast<uint32_t>((t / wgs[0]) % wgs[1]);
-              const uint32_t z = static_cast<uint32_t>(t / (uint64_t{wgs[0]} * wgs[1]));
-              v0[l] = x | (tidig >= 1 ? y << 10 : 0) | (tidig >= 2 ? z << 20 : 0);
-            }
-            w.s[kExec] = exec;
-          }
-          e.stats_.waves += nwaves;
-          ++e.stats_.workgroups;
-          // Round-robin to a barrier or the end; release when every live wave arrived.
-          for (;;) {
-            bool any = false;
-            for (Wave& w : waves) {
-              if (w.done || w.at_barrier) continue;
-              any = true;
-              const Stop s = RG_TRY(run(w));
-              if (s == Stop::kBarrier) w.at_barrier = true;
-            }
-            bool all_done = true;
-            for (Wave& w : waves) all_done &= w.done;
-            if (all_done) break;
-            if (!any) {
-              for (Wave& w : waves) w.at_barrier = false;  // every live wave arrived
-            } else {
-              bool all_arrived = true;
-              for (Wave& w : waves) all_arrived &= w.done || w.at_barrier;
-              if (all_arrived)
-                for (Wave& w : waves) w.at_barrier = false;
-            }
-          }
-        }
     return {};
+  }
+
+  // Runs one workgroup to the end (its waves round-robin between barriers).
+  Status run_group(const std::array<uint32_t, 3>& id, std::vector<Wave>& waves) {
+    const uint32_t rsrc1 = st.rsrc1;
+    if (waves.size() != nwaves) {
+      waves.assign(nwaves, Wave{});
+      for (Wave& w : waves) w.v.assign(size_t{vgprs} * kLanes, 0);
+    }
+    lds.assign(st.lds_bytes, 0);
+    for (unsigned wi = 0; wi < nwaves; ++wi) {
+      Wave& w = waves[wi];
+      w.s.fill(0);
+      std::fill(w.v.begin(), w.v.end(), 0);
+      w.scc = false, w.done = false, w.at_barrier = false, w.id = wi;
+      w.pending.clear(), w.vpend.fill(0), w.spend.fill(0);
+      w.pc = st.program.raw(), w.cur = nullptr;
+      w.mode = Mode{};
+      w.mode.round_f32 = float_mode & 3, w.mode.round_f16_64 = (float_mode >> 2) & 3;
+      w.mode.denorm_f32 = (float_mode >> 4) & 3, w.mode.denorm_f16_64 = (float_mode >> 6) & 3;
+      w.mode.dx10_clamp = !g12 && ((rsrc1 >> 21) & 1), w.mode.ieee = !g12 && ((rsrc1 >> 23) & 1);
+      for (unsigned i = 0; i < user && i < st.user_data.size(); ++i) w.s[i] = st.user_data[i];
+      if (!g12) {
+        unsigned next = user;
+        for (unsigned i = 0; i < 3; ++i)
+          if (tgid[i]) w.s[next++] = id[i];
+        if (tg_size) w.s[next++] = nwaves << 6 | wi;  // wave id in group [5:0], count [12:6]
+      } else {
+        w.s[kTtmp + 9] = id[0];
+        w.s[kTtmp + 7] = (tgid[1] ? id[1] & 0xFFFF : 0) | (tgid[2] ? id[2] << 16 : 0);
+      }
+      uint32_t exec = 0;
+      uint32_t* v0 = w.vr(0);
+      for (unsigned l = 0; l < kLanes; ++l) {
+        const uint64_t t = uint64_t{wi} * kLanes + l;
+        if (t >= threads) continue;
+        exec |= 1u << l;
+        const uint32_t x = static_cast<uint32_t>(t % wgs[0]);
+        const uint32_t y = static_cast<uint32_t>((t / wgs[0]) % wgs[1]);
+        const uint32_t z = static_cast<uint32_t>(t / (uint64_t{wgs[0]} * wgs[1]));
+        v0[l] = x | (tidig >= 1 ? y << 10 : 0) | (tidig >= 2 ? z << 20 : 0);
+      }
+      w.s[kExec] = exec;
+    }
+    stats->waves += nwaves;
+    ++stats->workgroups;
+    // Round-robin to a barrier or the end; release when every live wave arrived.
+    for (;;) {
+      bool any = false;
+      for (Wave& w : waves) {
+        if (w.done || w.at_barrier) continue;
+        any = true;
+        const Stop s = RG_TRY(run(w));
+        if (s == Stop::kBarrier) w.at_barrier = true;
+      }
+      bool all_done = true;
+      for (Wave& w : waves) all_done &= w.done;
+      if (all_done) break;
+      if (!any) {
+        for (Wave& w : waves) w.at_barrier = false;  // every live wave arrived
+      } else {
+        bool all_arrived = true;
+        for (Wave& w : waves) all_arrived &= w.done || w.at_barrier;
+        if (all_arrived)
+          for (Wave& w : waves) w.at_barrier = false;
+      }
+    }
+    return {};
+  }
+
+  // Workgroup ids of the idx-th group (X fastest).
+  std::array<uint32_t, 3> group_id(uint64_t idx) const {
+    const uint64_t gx = std::max(1u, st.grid[0]), gy = std::max(1u, st.grid[1]);
+    return {static_cast<uint32_t>(idx % gx) + st.start[0],
+            static_cast<uint32_t>((idx / gx) % gy) + st.start[1],
+            static_cast<uint32_t>(idx / (gx * gy)) + st.start[2]};
+  }
+
+  Status run_dispatch() {
+    RG_TRY(setup());
+    const uint64_t ngroups = uint64_t{st.grid[0]} * st.grid[1] * st.grid[2];
+    unsigned nthreads = e.thread_count();
+    if (ngroups < nthreads) nthreads = static_cast<unsigned>(std::max<uint64_t>(ngroups, 1));
+    // Concurrent workgroups need their own scratch slots.
+    const uint32_t slots = st.tmpring_size & 0xFFF;
+    if (st.scratch_base.raw() != 0 && slots != 0)
+      nthreads = std::min(nthreads, std::max(1u, slots / std::max(1u, nwaves)));
+    // The device thread holds the GPU lock while a dispatch runs: workers would wait on it.
+    if (e.gpu_->threaded()) nthreads = 1;
+    if (nthreads <= 1) {
+      std::vector<Wave> waves;
+      for (uint64_t idx = 0; idx < ngroups; ++idx) RG_TRY(run_group(group_id(idx), waves));
+      return {};
+    }
+    return run_threaded(ngroups, nthreads);
+  }
+
+  // Workgroups claimed in index order by `nthreads` workers. A worker stops at its first error;
+  // every group below the lowest failing one runs, so the reported error is the one of the
+  // lowest failing workgroup, as with one thread, and the latched VM fault is re-latched from
+  // that group's refused access.
+  Status run_threaded(uint64_t ngroups, unsigned nthreads) {
+    Shared shared;
+    shared.budget = e.options_.max_instructions;
+    const bool faulted_before = e.gpu_->fault_state().faulted;
+    std::vector<std::unique_ptr<Impl>> workers;
+    std::vector<Stats> wstats(nthreads);
+    for (unsigned i = 0; i < nthreads; ++i) {
+      auto w = std::make_unique<Impl>(e, st);
+      w->sh = &shared;
+      w->stats = &wstats[i];
+      w->budget = 0;
+      w->slot_base = i * nwaves;
+      RG_TRY(w->setup());
+      workers.push_back(std::move(w));
+    }
+    std::optional<Error> first_error;
+    FaultAccess first_fault;
+    auto body = [&](Impl& w) {
+      std::vector<Wave> waves;
+      for (;;) {
+        const uint64_t idx = shared.next.fetch_add(1);
+        if (idx >= ngroups || idx > shared.lowest_fail.load()) return;
+        w.last_fault = {};
+        Status s = w.run_group(w.group_id(idx), waves);
+        if (s) continue;
+        std::lock_guard<std::mutex> lk(shared.err_mu);
+        if (idx < shared.lowest_fail.load()) {
+          shared.lowest_fail = idx;
+          first_error = s.error();
+          first_fault = w.last_fault;
+        }
+        return;
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < nthreads; ++i) pool.emplace_back(body, std::ref(*workers[i]));
+    body(*workers[0]);
+    for (auto& t : pool) t.join();
+    for (unsigned i = 0; i < nthreads; ++i) {
+      e.stats_.instructions += wstats[i].instructions;
+      e.stats_.waves += wstats[i].waves;
+      e.stats_.workgroups += wstats[i].workgroups;
+      const auto& h = workers[i]->hits;
+      if (h.empty()) continue;
+      if (e.hits_.size() < h.size()) e.hits_.resize(h.size(), 0);
+      for (size_t k = 0; k < h.size(); ++k) e.hits_[k] += h[k];
+    }
+    if (!first_error) return {};
+    if (first_fault.valid && !faulted_before) {
+      // Another group's fault may have latched first: latch the reported group's again (the
+      // page tables do not change during a dispatch, so the same access is refused again).
+      e.gpu_->clear_fault();
+      if (first_fault.write) {
+        (void)e.gpu_->write32(GpuVa(first_fault.va), 0);
+      } else {
+        (void)e.gpu_->read32(GpuVa(first_fault.va), first_fault.exec);
+      }
+    }
+    return *first_error;
   }
 };
 
 Emulator::Emulator(AmdGpu& gpu, Target target, Options options)
     : gpu_(&gpu), target_(target), options_(std::move(options)) {}
 Emulator::~Emulator() = default;
+
+unsigned Emulator::thread_count() const {
+  if (options_.threads != 0) return std::min(options_.threads, 256u);
+  if (const char* v = std::getenv("RAWGPU_EMU_THREADS"); v != nullptr && *v != '\0') {
+    const unsigned long n = std::strtoul(v, nullptr, 10);
+    if (n >= 1) return static_cast<unsigned>(std::min(n, 256ul));
+  }
+  return 1;
+}
 
 Status Emulator::execute(const DispatchState& state) {
   ++stats_.dispatches;

@@ -169,5 +169,5 @@
 #define RDNA_OPS_LANES(X) X(v_permlane16_b32) X(v_permlanex16_b32) X(ds_swizzle_b32)
 // WMMA (issue 9 item 4)
 #define RDNA_OPS_WMMA(X) X(v_wmma_f32_16x16x16_f16) X(v_wmma_f32_16x16x16_bf16) X(v_wmma_f16_16x16x16_f16) \
-  X(v_wmma_bf16_16x16x16_bf16)
+  X(v_wmma_bf16_16x16x16_bf16) X(v_wmma_i32_16x16x16_iu8)
 // clang-format on

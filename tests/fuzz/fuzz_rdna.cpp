@@ -1,8 +1,10 @@
-// Fuzz target for the RDNA decoder and executor: random instruction words must decode to a
-// table entry or a typed kParse error, and running them as a program (one wave, 2000
-// instructions at most, on a simulated GPU) must end, or stop with a typed error — never crash.
+// Fuzz target for the RDNA decoder, printer and executor: random instruction words must decode
+// to a table entry (and print) or a typed kParse error, and running them as a program (one wave,
+// 2000 instructions at most, on a simulated GPU) must end, or stop with a typed error — never
+// crash.
 //
-// Input: byte 0 bit 0 selects gfx1100/gfx1201, bit 1 enables execution; the rest is code.
+// Input: byte 0 bit 0 selects gfx1100/gfx1201, bit 1 enables execution, bit 2 runs three
+// workgroups on two emulator threads; the rest is code.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -57,6 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     require(d->size >= 4 && d->size <= 16 && d->size % 4 == 0, "instruction size");
     require(i + d->size / 4 <= words.size(), "decode read past the input");
     require(!sim::rdna::mnemonic(*d).empty(), "mnemonic");
+    require(!sim::rdna::disassemble(t, *d).empty(), "disassembly");
     i += d->size / 4;
   }
   if (!run || words.empty() || words.size() > 2000) return 0;
@@ -76,6 +79,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   s.workgroup = {64, 1, 1};
   s.wave32 = true;
   s.lds_bytes = 512;
+  if (data[0] & 4) {  // three workgroups on two emulator threads
+    s.grid = {3, 1, 1};
+    emu.options().threads = 2;
+  }
   Status st = emu.execute(s);
   if (!st) require(!st.error().to_string().empty(), "errors carry a message");
   return 0;

@@ -3,10 +3,15 @@
 // launch state, SALU/VALU/memory semantics, barriers and LDS, strict waits, faults, budgets.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
+#include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
+#include "rawgpu/base/format.h"
 #include "rdna_tool.h"
 
 namespace rawgpu::sim::rdna {
@@ -69,6 +74,329 @@ TEST_P(DecoderTable, EveryEntryReassemblesAndDecodesToItself) {
   for (const OpcodeInfo& e : table) implemented += e.implemented;
   printf("%s: %zu table entries, %zu reassembled and decoded, %zu implemented\n", target_name(t),
          table.size(), checked, implemented);
+}
+
+// A sample text with its registers renumbered per operand position (operand k's VGPRs move
+// up by 1 + 16k, its SGPRs by 4 + 8k, keeping tuple alignment) so that every field carries a
+// distinct non-zero value; VOPD samples move all VGPRs by 8 (keeps the bank rules).
+std::string renumber(const std::string& sample_in) {
+  // LLVM's sample of GFX12's v_s_* carries a VGPR where an SGPR belongs (with a comment):
+  // use an SGPR.
+  std::string sample = sample_in;
+  if (const size_t c = sample.find("/*"); c != std::string::npos) {
+    const size_t e = sample.find("*/", c);
+    sample.erase(c, e == std::string::npos ? std::string::npos : e + 2 - c);
+    const size_t sp = sample.rfind(' ', c);
+    if (sp != std::string::npos && sample[sp + 1] == 'v') sample[sp + 1] = 's';
+  }
+  const bool vopd = sample.find(" :: ") != std::string::npos;
+  std::string out;
+  size_t i = sample.find(' ');
+  if (i == std::string::npos) return sample;
+  out = sample.substr(0, i);
+  int depth = 0;
+  unsigned k = 0;
+  auto num = [&](size_t& p) {
+    unsigned v = 0;
+    while (p < sample.size() && std::isdigit(static_cast<unsigned char>(sample[p])))
+      v = v * 10 + unsigned(sample[p++] - '0');
+    return v;
+  };
+  while (i < sample.size()) {
+    const char c = sample[i];
+    const bool reg_start =
+        (c == 'v' || c == 's') && i > 0 &&
+        (sample[i - 1] == ' ' || sample[i - 1] == '-' || sample[i - 1] == '|') &&
+        i + 1 < sample.size() &&
+        (std::isdigit(static_cast<unsigned char>(sample[i + 1])) || sample[i + 1] == '[');
+    if (depth == 0 && reg_start) {
+      const unsigned shift = vopd ? (c == 'v' ? 8 : 0) : (c == 'v' ? 1 + 16 * k : 4 + 8 * k);
+      size_t p = i + 1;
+      if (sample[p] == '[') {
+        ++p;
+        const unsigned a = num(p);
+        ++p;  // ':'
+        const unsigned b = num(p);
+        ++p;  // ']'
+        out += strformat("%c[%u:%u]", c, a + shift, b + shift);
+      } else {
+        out += strformat("%c%u", c, num(p) + shift);
+      }
+      i = p;
+      continue;
+    }
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (c == ',' && depth == 0) ++k;
+    if (c == ':' && i + 1 < sample.size() && sample[i + 1] == ':') k = 0;  // VOPD Y half
+    out += c;
+    ++i;
+  }
+  return out;
+}
+
+// Collapses runs of whitespace and trims.
+std::string squash(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!o.empty() && o.back() != ' ') o += ' ';
+    } else {
+      o += c;
+    }
+  }
+  while (!o.empty() && o.back() == ' ') o.pop_back();
+  return o;
+}
+
+// Encodings of `texts` (one instruction each) by llvm-mc-19; a text it rejects gets no entry.
+std::vector<std::optional<std::vector<uint8_t>>> assemble_lines(
+    Target t, const std::vector<std::string>& texts) {
+  std::vector<std::optional<std::vector<uint8_t>>> out(texts.size());
+  std::string all;
+  for (const auto& x : texts) all += x + "\n";
+  testing::TempDir dir;
+  const std::string in = dir.file("in.s", all);
+  auto res =
+      testing::run("llvm-mc-19 -triple=amdgcn-amd-amdhsa -mcpu=" + std::string(target_name(t)) +
+                   " --show-encoding " + in + " 2>" + dir.path + "/err.txt; true");
+  std::ifstream ef(dir.path + "/err.txt");
+  std::stringstream es;
+  es << ef.rdbuf();
+  std::vector<bool> bad(texts.size(), false);
+  const std::string errs = es.str();
+  std::istringstream elines(errs);
+  std::string eline;
+  while (std::getline(elines, eline)) {
+    const size_t p = eline.find("in.s:");
+    if (p == std::string::npos || eline.find(": error:") == std::string::npos) continue;
+    const size_t line = std::strtoul(eline.c_str() + p + 5, nullptr, 10);
+    if (line >= 1 && line <= texts.size()) bad[line - 1] = true;
+  }
+  std::istringstream lines(res.value_or(""));
+  std::string line;
+  size_t next = 0;
+  while (std::getline(lines, line)) {
+    const size_t e = line.find("encoding: [");
+    if (e == std::string::npos) continue;
+    while (next < texts.size() && bad[next]) ++next;
+    if (next >= texts.size()) break;
+    std::vector<uint8_t> bytes;
+    const char* p = line.c_str() + e + 11;
+    while (*p && *p != ']') {
+      bytes.push_back(static_cast<uint8_t>(std::strtoul(p, const_cast<char**>(&p), 16)));
+      if (*p == ',') ++p;
+    }
+    out[next++] = std::move(bytes);
+  }
+  return out;
+}
+
+// LLVM's disassembly text of each encoding (llvm-mc-19 --disassemble), "" where it fails.
+std::vector<std::string> llvm_disassemble(Target t, const std::vector<std::vector<uint8_t>>& encs) {
+  std::string all;
+  for (const auto& b : encs) {
+    if (b.empty()) continue;
+    for (size_t i = 0; i < b.size(); ++i) all += strformat("%s0x%02x", i ? "," : "", b[i]);
+    all += "\n";
+  }
+  testing::TempDir dir;
+  const std::string in = dir.file("in.txt", all);
+  auto res = testing::run("llvm-mc-19 --disassemble -triple=amdgcn-amd-amdhsa -mcpu=" +
+                          std::string(target_name(t)) + " " + in + " 2>/dev/null; true");
+  std::vector<std::string> got;
+  std::istringstream lines(res.value_or(""));
+  std::string line;
+  while (std::getline(lines, line)) {
+    const std::string sq = squash(line);
+    if (sq.empty() || sq[0] == '.' || line[0] != '\t') continue;
+    got.push_back(sq.substr(0, sq.find(" ;")));
+  }
+  std::vector<std::string> out(encs.size());
+  size_t k = 0;
+  for (size_t i = 0; i < encs.size(); ++i)
+    if (!encs[i].empty() && k < got.size()) out[i] = got[k++];
+  return out;
+}
+
+// Opcodes whose operands the printer does not reproduce yet (reviewed; the reason each).
+bool print_exception(std::string_view mn) {
+  static constexpr std::string_view kExceptions[] = {
+      "s_sendmsg",  // sendmsg(MSG_*, GS_OP_*, stream) symbolic names
+      "s_sendmsg_rtn_b32", "s_sendmsg_rtn_b64",
+      "s_waitcnt_depctr",  // depctr_* field names
+      "s_wait_alu",        // gfx12: depctr_* field names
+      "s_version",         // UC_VERSION_* names
+  };
+  for (auto e : kExceptions)
+    if (mn == e) return true;
+  return false;
+}
+
+// rawgpu's printer against LLVM's disassembly for `texts`; returns the mismatch list.
+std::vector<std::string> compare_printer(Target t, const std::vector<std::string>& texts,
+                                         const std::vector<std::string>& fallback, size_t* compared,
+                                         size_t* fell_back) {
+  auto encs = assemble_lines(t, texts);
+  std::vector<std::vector<uint8_t>> bytes;
+  std::vector<std::string> used;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (!encs[i] && i < fallback.size() && !fallback[i].empty()) {
+      auto f = assemble_lines(t, {fallback[i]});
+      if (f[0]) {
+        encs[i] = f[0];
+        ++*fell_back;
+        used.push_back(fallback[i]);
+        bytes.push_back(*encs[i]);
+        continue;
+      }
+    }
+    if (!encs[i]) {
+      used.push_back(texts[i]);
+      bytes.push_back({});
+      continue;
+    }
+    used.push_back(texts[i]);
+    bytes.push_back(*encs[i]);
+  }
+  const auto ref = llvm_disassemble(t, bytes);
+  std::vector<std::string> bad;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (bytes[i].empty()) {
+      bad.push_back("llvm-mc-19 rejects: " + used[i]);
+      continue;
+    }
+    std::vector<uint32_t> words((bytes[i].size() + 3) / 4, 0);
+    for (size_t b = 0; b < bytes[i].size(); ++b)
+      words[b / 4] |= uint32_t{bytes[i][b]} << (8 * (b % 4));
+    std::string hexs;
+    for (uint32_t w : words) hexs += strformat(" %08x", w);
+    auto d = decode(t, words);
+    if (!d) {
+      bad.push_back("[" + hexs + " ] does not decode: " + d.error().to_string());
+      continue;
+    }
+    const std::string mine = squash(disassemble(t, *d));
+    ++*compared;
+    if (mine != ref[i])
+      bad.push_back("[" + hexs + " ] llvm: '" + ref[i] + "' rawgpu: '" + mine + "'");
+  }
+  return bad;
+}
+
+TEST_P(DecoderTable, PrinterMatchesLlvmForEveryImplementedOpcode) {
+  REQUIRE_MC();
+  const Target t = GetParam();
+  std::vector<std::string> texts, fallback;
+  size_t exceptions = 0;
+  for (const OpcodeInfo& e : opcode_table(t)) {
+    if (!e.implemented) continue;
+    if (print_exception(e.mnemonic)) {
+      ++exceptions;
+      continue;
+    }
+    texts.push_back(renumber(e.sample));
+    fallback.push_back(e.sample);
+  }
+  size_t compared = 0, fell_back = 0;
+  const auto bad = compare_printer(t, texts, fallback, &compared, &fell_back);
+  std::string list;
+  for (const auto& b : bad) list += "  " + b + "\n";
+  EXPECT_TRUE(bad.empty()) << bad.size() << " of " << texts.size() << " differ:\n" << list;
+  printf(
+      "%s: %zu implemented opcodes printed like LLVM (%zu with the unrenumbered sample, "
+      "%zu reviewed exceptions)\n",
+      target_name(t), compared, fell_back, exceptions);
+}
+
+// Operand forms beyond the samples: modifiers, constants, literals, DPP, offsets and flags.
+TEST_P(DecoderTable, PrinterMatchesLlvmOnModifiersAndControls) {
+  REQUIRE_MC();
+  const Target t = GetParam();
+  const bool g12 = t == Target::kGfx1201;
+  std::vector<std::string> texts = {
+      "v_add_f32_e64 v1, -|v2|, |s3| clamp",
+      "v_mul_f32_e64 v1, -v2, 0.5 mul:2",
+      "v_fma_f32 v1, v2, -v3, |v4| div:2",
+      "v_add_f32_e32 v1, 0x40490fdb, v2",
+      "v_add_f32_e32 v1, 0.15915494, v2",
+      "v_add_nc_u32_e32 v1, 64, v2",
+      "v_add_nc_u32_e32 v1, -16, v2",
+      "v_mov_b32_e32 v7, s9",
+      "v_mov_b32_e32 v7, vcc_hi",
+      "v_mov_b32_e32 v7, exec_lo",
+      "v_mov_b32_e32 v7, m0",
+      "v_cndmask_b32_e64 v1, v2, v3, s4",
+      "v_add_co_u32 v1, s12, v2, v3",
+      "v_mad_u64_u32 v[1:2], null, v3, v4, v[5:6]",
+      "v_add_f64 v[2:3], -v[4:5], s[6:7]",
+      "v_cmp_lt_f32_e64 s8, -v1, |v2|",
+      "v_cmp_eq_u32_e32 vcc_lo, 5, v2",
+      "v_cmpx_gt_i32_e32 -1, v3",
+      "v_pk_add_f16 v1, v2, v3 op_sel:[1,0] op_sel_hi:[0,1]",
+      "v_pk_fma_f16 v1, v2, v3, v4 neg_lo:[1,0,0] neg_hi:[0,1,0]",
+      "v_pk_mul_f16 v1, v2, v3 clamp",
+      "v_fma_mix_f32 v1, v2, v3, v4 op_sel_hi:[1,1,0]",
+      "v_add_f32_dpp v1, v2, v3 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf",
+      "v_add_f32_dpp v1, -v2, |v3| row_shl:1 row_mask:0x5 bank_mask:0xa bound_ctrl:1",
+      "v_mov_b32_dpp v1, v2 row_mirror row_mask:0xf bank_mask:0xf fi:1",
+      "v_mov_b32_dpp v1, v2 row_share:3 row_mask:0xf bank_mask:0xf",
+      "v_mov_b32_dpp v1, v2 row_xmask:5 row_mask:0xf bank_mask:0xf",
+      "v_add_nc_u32_dpp v1, v2, v3 row_ror:7 row_mask:0xf bank_mask:0xf",
+      "v_mov_b32_dpp v1, v2 dpp8:[7,6,5,4,3,2,1,0]",
+      "v_mov_b32_dpp v1, v2 dpp8:[1,0,3,2,5,4,7,6] fi:1",
+      "v_add_f32_e64_dpp v1, v2, v3 row_half_mirror row_mask:0xf bank_mask:0xf",
+      "s_add_u32 s1, s2, 0x12345",
+      "s_mov_b64 s[2:3], exec",
+      "s_mov_b32 s2, -7",
+      "s_movk_i32 s2, 0x1234",
+      "s_cmp_eq_u32 s1, 17",
+      "s_getreg_b32 s2, hwreg(HW_REG_MODE)",
+      "s_nop 5",
+      "s_waitcnt vmcnt(1) lgkmcnt(2)",
+      "s_waitcnt expcnt(3)",
+      "s_branch 12",
+      "s_delay_alu instid0(VALU_DEP_1) | instskip(NEXT) | instid1(VALU_DEP_1)",
+      "s_delay_alu instid0(SALU_CYCLE_1)",
+      "s_delay_alu instid0(TRANS32_DEP_2) | instskip(SKIP_3) | instid1(FMA_ACCUM_CYCLE_1)",
+      "s_delay_alu instskip(SKIP_1) | instid1(VALU_DEP_4)",
+      "ds_load_b32 v1, v2 offset:64",
+      "ds_store_b64 v1, v[2:3] offset:8",
+      "ds_store_2addr_b32 v1, v2, v3 offset0:4 offset1:8",
+      "ds_load_2addr_b64 v[2:5], v1 offset1:16",
+      "ds_add_rtn_u32 v1, v2, v3 offset:12",
+      "ds_swizzle_b32 v1, v2 offset:swizzle(QUAD_PERM,1,0,3,2)",
+      "global_load_b32 v1, v[2:3], off offset:-16",
+      "global_load_b64 v[1:2], v3, s[4:5] offset:256",
+      "global_store_b32 v[2:3], v4, off offset:8",
+      "flat_load_b32 v1, v[2:3] offset:4",
+      "scratch_load_b32 v1, v2, off offset:16",
+      "scratch_store_b32 off, v2, s3 offset:32",
+  };
+  if (!g12) {
+    texts.insert(texts.end(), {
+                                  "s_load_b32 s5, s[2:3], 0x10",
+                                  "s_load_b64 s[4:5], s[2:3], s7 offset:0x20",
+                                  "s_load_b128 s[4:7], s[2:3], 0x0 glc",
+                                  "global_atomic_add_u32 v1, v[2:3], v4, off glc",
+                                  "global_atomic_add_u32 v[2:3], v4, off",
+                                  "global_load_b32 v1, v[2:3], off glc slc dlc",
+                              });
+  } else {
+    texts.insert(texts.end(), {
+                                  "s_load_b32 s5, s[2:3], 0x10",
+                                  "s_load_b64 s[4:5], s[2:3], s7 offset:0x20",
+                                  "global_atomic_add_u32 v1, v[2:3], v4, off th:TH_ATOMIC_RETURN",
+                                  "global_atomic_add_u32 v[2:3], v4, off",
+                                  "global_load_b32 v1, v[2:3], off scope:SCOPE_SYS",
+                              });
+  }
+  size_t compared = 0, fell_back = 0;
+  const auto bad = compare_printer(t, texts, {}, &compared, &fell_back);
+  std::string list;
+  for (const auto& b : bad) list += "  " + b + "\n";
+  EXPECT_TRUE(bad.empty()) << bad.size() << " of " << texts.size() << " differ:\n" << list;
+  EXPECT_EQ(compared, texts.size());
 }
 
 TEST_P(DecoderTable, KnownEncodings) {
@@ -364,6 +692,124 @@ TEST_P(Exec, InlineConstantOneOverTwoPiIsNotAliased) {
   EXPECT_EQ((y[2] >> 8) & 3, g12() ? 0u : 3u);
 }
 
+// GFX12's pseudo-scalar transcendentals (VOP3 with an SGPR destination): f16 and f32 forms
+// with SGPR, inline-constant and abs-modified sources; results land in the SGPRs.
+TEST_P(Exec, PseudoScalarTranscendentalsWriteSgprs) {
+  if (!g12()) GTEST_SKIP() << "SKIPPED: v_s_* exist on gfx12 only";
+  const std::string text =
+      "s_load_b64 s[4:5], s[0:1], 0x0\n"
+      "s_mov_b32 s10, 0x4000\n"      // f16 2.0
+      "s_mov_b32 s11, 0xdead4400\n"  // f16 4.0 in the low half
+      "s_mov_b32 s14, 0xc000\n"      // f16 -2.0
+      "s_mov_b32 s15, 0x40800000\n"  // f32 4.0
+      "v_s_exp_f16 s20, s10\n"
+      "v_s_log_f16 s21, s11\n"
+      "v_s_rcp_f16 s22, s11\n"
+      "v_s_rsq_f16 s23, s11\n"
+      "v_s_sqrt_f16 s24, s11\n"
+      "v_s_exp_f16 s25, 1.0\n"
+      "v_s_rcp_f16 s26, |s14|\n"
+      "v_s_sqrt_f32 s27, s15\n"
+      "v_s_exp_f16 s28, -s10\n" +
+      wait_km() + "\n" +
+      [] {
+        std::string st;
+        for (int i = 0; i < 9; ++i)
+          st += strformat("v_mov_b32 v1, s%d\nv_mov_b32 v2, %d\nglobal_store_b32 v2, v1, s[4:5]\n",
+                          20 + i, 4 * i);
+        return st;
+      }() +
+      "s_endpgm\n";
+  LOAD_OR_SKIP(text);
+  DeviceBuffer out = buffer(64);
+  DeviceBuffer ka = kernargs({out.va.raw()});
+  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
+  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  EXPECT_EQ(y[0], 0x4400u);      // exp2(2) = 4
+  EXPECT_EQ(y[1], 0x4000u);      // log2(4) = 2
+  EXPECT_EQ(y[2], 0x3400u);      // 1/4
+  EXPECT_EQ(y[3], 0x3800u);      // 1/sqrt(4)
+  EXPECT_EQ(y[4], 0x4000u);      // sqrt(4)
+  EXPECT_EQ(y[5], 0x4000u);      // exp2(1.0)
+  EXPECT_EQ(y[6], 0x3800u);      // 1/|-2|
+  EXPECT_EQ(y[7], 0x40000000u);  // f32 sqrt(4)
+  EXPECT_EQ(y[8], 0x3400u);      // exp2(-2)
+}
+
+// v_wmma_i32_16x16x16_iu8: the host packs A/B/C into per-lane registers following the
+// documented layouts (sim/rdna/README.md), the wave loads them, runs the WMMA (unsigned,
+// signed A and B with neg_lo, and with clamp) and stores D; the host compares with an integer
+// matmul.
+TEST_P(Exec, WmmaIu8MatchesHostIntegerMatmul) {
+  const bool t12 = g12();
+  const unsigned na = t12 ? 2 : 4, nbytes = t12 ? 8 : 16;  // A/B VGPRs, bytes per lane
+  struct Variant {
+    const char* mods;
+    bool sa, sb, clamp;
+  };
+  const Variant variants[] = {{"", false, false, false},
+                              {" neg_lo:[1,1,0]", true, true, false},
+                              {" neg_lo:[1,0,0]", true, false, false},
+                              {" neg_lo:[1,1,0] clamp", true, true, true}};
+  uint32_t seed = 99;
+  auto rnd = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return seed >> 8;
+  };
+  for (const Variant& var : variants) {
+    int64_t A[16][16], B[16][16], C[16][16];
+    for (auto& r : A)
+      for (auto& x : r) x = var.sa ? int8_t(rnd()) : uint8_t(rnd());
+    for (auto& r : B)
+      for (auto& x : r) x = var.sb ? int8_t(rnd()) : uint8_t(rnd());
+    for (auto& r : C)
+      for (auto& x : r) x = int32_t(rnd()) / (var.clamp ? 1 : 4096);
+    if (var.clamp) C[3][4] = INT32_MAX, C[5][6] = INT32_MIN;  // saturate both ways
+    // Registers: in[reg][lane], A regs then B regs then 8 C regs.
+    const unsigned nregs = 2 * na + 8;
+    DeviceBuffer in = buffer(nregs * 128), out = buffer(8 * 128);
+    auto* R = reinterpret_cast<uint32_t*>(in.cpu);
+    for (unsigned l = 0; l < 32; ++l) {
+      for (unsigned i = 0; i < nbytes; ++i) {
+        const unsigned k = t12 ? 8 * (i / 4) + 4 * (l / 16) + i % 4 : i;
+        const unsigned sh = 8 * (i % 4);
+        R[(i / 4) * 32 + l] |= uint32_t(uint8_t(A[l % 16][k])) << sh;
+        R[(na + i / 4) * 32 + l] |= uint32_t(uint8_t(B[k][l % 16])) << sh;
+      }
+      for (unsigned v = 0; v < 8; ++v) {
+        const unsigned row = t12 ? 8 * (l / 16) + v : 2 * v + l / 16;
+        R[(2 * na + v) * 32 + l] = uint32_t(C[row][l % 16]);
+      }
+    }
+    std::string text =
+        "s_load_b128 s[4:7], s[0:1], 0x0\nv_lshlrev_b32 v1, 2, v0\n" + wait_km() + "\n";
+    for (unsigned r = 0; r < nregs; ++r)
+      text += strformat("global_load_b32 v%u, v1, s[4:5] offset:%u\n", 8 + r, r * 128);
+    text += wait_load() + "\n";
+    text += strformat("v_wmma_i32_16x16x16_iu8 v[40:47], v[8:%u], v[%u:%u], v[%u:%u]%s\n",
+                      8 + na - 1, 8 + na, 8 + 2 * na - 1, 8 + 2 * na, 8 + 2 * na + 7, var.mods);
+    for (unsigned r = 0; r < 8; ++r)
+      text += strformat("global_store_b32 v1, v%u, s[6:7] offset:%u\n", 40 + r, r * 128);
+    text += "s_endpgm\n";
+    LOAD_OR_SKIP(text);
+    DeviceBuffer ka = kernargs({in.va.raw(), out.va.raw()});
+    ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {32, 1, 1}, rsrc2(2, false))));
+    const auto* D = reinterpret_cast<const uint32_t*>(out.cpu);
+    int bad = 0;
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned v = 0; v < 8; ++v) {
+        const unsigned m = t12 ? 8 * (l / 16) + v : 2 * v + l / 16, n = l % 16;
+        int64_t want = C[m][n];
+        for (unsigned k = 0; k < 16; ++k) want += A[m][k] * B[k][n];
+        if (var.clamp) want = std::clamp<int64_t>(want, INT32_MIN, INT32_MAX);
+        if (D[v * 32 + l] != uint32_t(want) && ++bad < 10)
+          ADD_FAILURE() << var.mods << " D[" << m << "][" << n << "] = " << int32_t(D[v * 32 + l])
+                        << ", want " << int32_t(want);
+      }
+    EXPECT_EQ(bad, 0) << var.mods;
+  }
+}
+
 TEST_P(Exec, MemoryFaultNamesLaneAndAddress) {
   LOAD_OR_SKIP(
       "s_mov_b32 s4, 0x12340000\ns_mov_b32 s5, 0x7f\nv_lshlrev_b32 v1, 2, v0\n"
@@ -393,6 +839,7 @@ TEST_P(Exec, UnimplementedOpcodeStopsWithMnemonicAndPc) {
   EXPECT_EQ(st.error().code(), Errc::kUnsupported);
   const std::string msg = st.error().to_string();
   EXPECT_NE(msg.find("v_sad_u8"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(v_sad_u8 v0, v1, v2, v3)"), std::string::npos) << msg;  // operands too
   EXPECT_NE(msg.find(hex(code_.va.raw() + 4)), std::string::npos) << msg;
   EXPECT_NE(msg.find("test_kernel"), std::string::npos) << msg;
 }

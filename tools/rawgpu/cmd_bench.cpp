@@ -234,8 +234,9 @@ cli::Command bench_command() {
       "rawgpu bench launch [--device sim:gfx1100|sim:gfx1201] [--json]\n"
       "  Host cost of the hardware command queues on a simulated AMD GPU: exec+signal enqueue\n"
       "  (median over --ops), graph replay per kernel (--kernels), copy throughput (--copy-size).\n"
-      "rawgpu bench emulator [--json]\n"
-      "  Wave instructions per second of the RDNA3/RDNA4 emulator on an ALU loop (one thread).\n"
+      "rawgpu bench emulator [--threads N] [--json]\n"
+      "  Wave instructions per second of the RDNA3/RDNA4 emulator on an ALU loop (one thread)\n"
+      "  and the compiler's 256^3 matmul (--threads host threads for its workgroups).\n"
       "rawgpu bench gemm --n N [--dtype f32|f16|bf16] [--device cpu] [--beam K] [--json]\n"
       "    [--compare-blas]\n"
       "  GFLOPS of C = A @ B through the Tensor API (median of >= 10 runs after warm-up, fresh\n"
@@ -257,6 +258,7 @@ cli::Command bench_command() {
       {"ops", 0, "N", "exec+signal enqueues to time (launch)", "200000"},
       {"kernels", 0, "N", "kernels in the replayed graph (launch)", "1000"},
       {"copy-size", 0, "BYTES", "bytes per copy direction (launch)", "64MiB"},
+      {"threads", 0, "N", "emulator threads for the matmul (emulator; 0: RAWGPU_EMU_THREADS)", "0"},
       {"n", 0, "N", "matrix size (gemm)", "1024"},
       {"dtype", 0, "T", "f32, f16 or bf16 (gemm)", "f32"},
       {"beam", 0, "K", "set RAWGPU_BEAM=K before compiling (gemm)", ""},

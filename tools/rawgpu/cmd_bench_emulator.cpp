@@ -44,9 +44,16 @@ struct EmuResult {
   uint64_t instructions = 0;
   double seconds = 0;
   double per_second = 0;
-  double cpu_seconds = 0;  // this thread's CPU time (the build machines are shared)
+  double cpu_seconds = 0;  // this thread's CPU time (the process's with several threads)
   double per_cpu_second = 0;
+  unsigned threads = 1;
 };
+
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 double thread_cpu_seconds() {
   timespec ts{};
@@ -94,7 +101,7 @@ Result<EmuResult> run_loop(sim::rdna::Target t, uint32_t iterations, uint32_t wa
 // The compiler's matmul example (C = A @ B, 256^3 f32, 16x16 work-groups, A/B tiles in LDS)
 // compiled for the target and launched through PM4 on a simulated GPU; the result is checked
 // exactly (inputs are multiples of 1/4 in [-2, 2], so every f32 sum is exact).
-Result<EmuResult> run_matmul(sim::rdna::Target t, int repeats) {
+Result<EmuResult> run_matmul(sim::rdna::Target t, int repeats, unsigned threads) {
   compiler::Context ctx;
   const compiler::GpuExample ex = RG_TRY(compiler::gpu_example(ctx, "matmul"));
   const compiler::GpuTarget target = RG_TRY(compiler::gpu_target(sim::rdna::target_name(t)));
@@ -105,6 +112,8 @@ Result<EmuResult> run_matmul(sim::rdna::Target t, int repeats) {
   auto gpu = RG_TRY(sim::AmdGpu::create(cfg));
   sim::rdna::Emulator emu(*gpu, t);
   emu.options().kernel_name = "matmul";
+  emu.options().threads = threads;
+  const unsigned used = emu.thread_count();
   gpu->set_executor(&emu);
   queues::SignalPool pool(*gpu);
   auto copier = RG_TRY(queues::amd::Copier::create(*gpu, pool));
@@ -141,12 +150,13 @@ Result<EmuResult> run_matmul(sim::rdna::Target t, int repeats) {
     }
     const uint64_t before = emu.stats().instructions;
     const auto t0 = std::chrono::steady_clock::now();
-    const double c0 = thread_cpu_seconds();
+    // CPU time of all the emulator's threads (the process's) when it runs more than one.
+    const double c0 = used > 1 ? process_cpu_seconds() : thread_cpu_seconds();
     RG_TRY(queue->exec(prog->exec_params(ka, grid, local)));
     queue->signal(done, value);
     RG_TRY(queue->submit());
     RG_TRY(queues::wait_signal(*gpu, done, value, "matmul"));
-    cpu.push_back(thread_cpu_seconds() - c0);
+    cpu.push_back((used > 1 ? process_cpu_seconds() : thread_cpu_seconds()) - c0);
     secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     per_run = emu.stats().instructions - before;
   }
@@ -164,6 +174,7 @@ Result<EmuResult> run_matmul(sim::rdna::Target t, int repeats) {
   std::sort(cpu.begin(), cpu.end());
   EmuResult out;
   out.benchmark = "matmul_256";
+  out.threads = used;
   out.target = sim::rdna::target_name(t);
   out.instructions = per_run;
   out.seconds = secs[secs.size() / 2];
@@ -182,6 +193,11 @@ int bench_emulator(const cli::Args& args, cli::Io& io) {
     return 2;
   }
   const int reps = static_cast<int>(std::clamp<uint64_t>(*repeats, 1, 100));
+  auto threads = args.get_u64("threads");
+  if (!threads.ok()) {
+    io.err << "rawgpu bench emulator: " << threads.error().to_string() << "\n";
+    return 2;
+  }
   std::vector<EmuResult> results;
   for (auto t : {sim::rdna::Target::kGfx1100, sim::rdna::Target::kGfx1201}) {
     auto r = run_loop(t, 20000, 8, reps);
@@ -192,7 +208,8 @@ int bench_emulator(const cli::Args& args, cli::Io& io) {
     results.push_back(*r);
   }
   for (auto t : {sim::rdna::Target::kGfx1100, sim::rdna::Target::kGfx1201}) {
-    auto r = run_matmul(t, std::min(reps, 3));
+    auto r =
+        run_matmul(t, std::min(reps, 3), static_cast<unsigned>(std::min<uint64_t>(*threads, 256)));
     if (!r.ok()) {
       io.err << "rawgpu bench emulator: " << r.error().to_string() << "\n";
       return 1;
@@ -213,6 +230,7 @@ int bench_emulator(const cli::Args& args, cli::Io& io) {
           j.attribute("wave_instructions_per_second", r.per_second);
           j.attribute("cpu_seconds", r.cpu_seconds);
           j.attribute("wave_instructions_per_cpu_second", r.per_cpu_second);
+          j.attribute("threads", static_cast<int64_t>(r.threads));
         });
       }
     });
@@ -223,11 +241,12 @@ int bench_emulator(const cli::Args& args, cli::Io& io) {
     for (const EmuResult& r : results) {
       if (r.benchmark != "alu_loop") {
         io.out << strformat(
-            "%s matmul 256x256x256 f32 (compiler kernel, 16x16 LDS tiles, PM4 launch, 1 thread): "
-            "%llu wave instructions in %.3f s = %.1f M wave-instr/s wall, %.1f M per CPU second "
-            "(medians of %d; result checked)\n",
-            r.target.c_str(), static_cast<unsigned long long>(r.instructions), r.seconds,
-            r.per_second / 1e6, r.per_cpu_second / 1e6, std::min(reps, 3));
+            "%s matmul 256x256x256 f32 (compiler kernel, 16x16 LDS tiles, PM4 launch, %u "
+            "thread%s): %llu wave instructions in %.3f s = %.1f M wave-instr/s wall, %.1f M per "
+            "CPU second (medians of %d; result checked)\n",
+            r.target.c_str(), r.threads, r.threads == 1 ? "" : "s",
+            static_cast<unsigned long long>(r.instructions), r.seconds, r.per_second / 1e6,
+            r.per_cpu_second / 1e6, std::min(reps, 3));
         continue;
       }
       io.out << strformat(

@@ -106,6 +106,9 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   void ring_doorbell(uint32_t index, uint64_t value) override;
   void poll() override;
   drivers::amd::FaultState fault_state() const override;
+  // Unlatches the VM fault registers (the next refused access latches again). The RDNA
+  // emulator uses it to latch the lowest workgroup's fault after a multi-threaded dispatch.
+  void clear_fault();
 
   void set_executor(DispatchExecutor* executor) {
     std::lock_guard<std::recursive_mutex> lock(mu_);

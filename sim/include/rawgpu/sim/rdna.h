@@ -76,6 +76,10 @@ struct Instruction {
 Result<Instruction> decode(Target t, std::span<const uint32_t> words);
 // Mnemonic(s) of a decoded instruction ("v_dual_mul_f32 :: v_dual_add_f32" for VOPD).
 std::string mnemonic(const Instruction& inst);
+// The instruction in LLVM 19's assembly syntax (operands, modifiers, DPP controls, memory
+// offsets and flags), e.g. "v_add_f32_e64 v1, -|v2|, s3 clamp". The decoder test compares it
+// with llvm-mc-19's disassembly for every implemented opcode (sim/rdna/README.md).
+std::string disassemble(Target t, const Instruction& inst);
 
 struct Options {
   bool strict_wait = true;                 // outstanding-load destinations are unreadable
@@ -83,6 +87,10 @@ struct Options {
   std::string kernel_name = "kernel";      // for error messages
   // Per-opcode hit counters (opcode_hits()); off: one predictable branch per instruction.
   bool count_opcodes = false;
+  // Host threads running the workgroups of one dispatch (0: the RAWGPU_EMU_THREADS environment
+  // variable, else 1). Results, counters and the reported error (the lowest failing workgroup's)
+  // are the same for any count; see sim/rdna/README.md for what differs after an error.
+  unsigned threads = 0;
 };
 
 // Executed wave instructions of one opcode-table entry (a VOPD pair counts both halves).
@@ -111,6 +119,8 @@ class Emulator final : public DispatchExecutor {
   // Counters collected while options().count_opcodes was on, non-zero ones, most hit first.
   std::vector<OpcodeHits> opcode_hits() const;
   void reset_opcode_hits() { hits_.clear(); }
+  // Host threads a dispatch uses (Options::threads, else RAWGPU_EMU_THREADS, else 1).
+  unsigned thread_count() const;
   // Called by the interpreter for each executed instruction when counting (hits.cpp).
   void count_hit(const OpcodeInfo* info, const OpcodeInfo* info_y);
 
