@@ -229,6 +229,19 @@ Result<int> beam_width_from_env() {
   return int(v);
 }
 
+Result<double> beam_budget_from_env() {
+  const char* e = std::getenv("RAWGPU_BEAM_BUDGET");
+  if (!e || !*e) return 0.0;
+  char* end = nullptr;
+  const double v = std::strtod(e, &end);
+  if (*end || !(v >= 0) || v > 1e9)
+    return make_error(Errc::kInvalidArgument,
+                      "RAWGPU_BEAM_BUDGET='%s' is not a number of seconds >= 0 (0 or unset: no "
+                      "budget)",
+                      e);
+  return v;
+}
+
 std::string default_cache_dir() {
   if (const char* e = std::getenv("RAWGPU_CACHE_DIR"); e && *e) return e;
   if (const char* e = std::getenv("XDG_CACHE_HOME"); e && *e) return std::string(e) + "/rawgpu";
@@ -504,7 +517,16 @@ Result<BeamResult> beam_search(Ref sink, BeamBackend& backend, const BeamOptions
     r.base_us = best.us;
   }
   std::vector<Candidate> beam{best};
-  std::unordered_set<uint64_t> seen{sink->hash().lo, base.ast()->hash().lo};
+  // A candidate is its AST plus the launch options the opts carry (LOCAL/GROUP/TC change
+  // GpuOptions, not necessarily the AST).
+  auto key = [](const OptKernel& k) {
+    const GpuOptions g = k.gpu_options();
+    std::string s = k.ast()->hash().hex();
+    for (int64_t l : g.local) s += strformat(" %lld", static_cast<long long>(l));
+    s += strformat("|%lld|%d", static_cast<long long>(g.group), int(g.tensor_cores));
+    return s;
+  };
+  std::unordered_set<std::string> seen{key(base)};
   for (int round = 0; round < o.max_rounds && !over_budget(); ++round) {
     // Expand: every beam entry by every action, in order; duplicates dropped.
     std::vector<Candidate> batch;
@@ -515,7 +537,7 @@ Result<BeamResult> beam_search(Ref sink, BeamBackend& backend, const BeamOptions
           ++r.illegal;
           continue;
         }
-        if (!seen.insert(c.kernel.ast()->hash().lo).second) continue;  // seen already
+        if (!seen.insert(key(c.kernel)).second) continue;  // seen already
         batch.push_back(std::move(c));
       }
     }

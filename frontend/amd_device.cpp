@@ -1,14 +1,19 @@
 // The Tensor back end over the AMD device seam (see amd_device.h).
 #include "rawgpu/frontend/amd_device.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
 #include "rawgpu/compiler/gpu.h"
+#include "rawgpu/compiler/opt.h"
+#include "rawgpu/compiler/search.h"
 #include "rawgpu/queues/amd_copy.h"
 #include "rawgpu/queues/amd_pm4.h"
 #include "rawgpu/queues/kernarg_arena.h"
@@ -24,6 +29,7 @@ using drivers::amd::BufferPlacement;
 using drivers::amd::DeviceBuffer;
 
 class AmdTensorDevice;
+class AmdBeamBackend;
 
 // A VRAM allocation (or a view of one: `owner` keeps the allocation alive).
 class AmdBuffer final : public Buffer {
@@ -124,7 +130,15 @@ class AmdTensorDevice final : public Device {
  private:
   AmdTensorDevice(AmdDeviceConfig c, compiler::GpuTarget t)
       : cfg_(std::move(c)), target_(std::move(t)) {}
+  friend class AmdBeamBackend;
   Result<Compiled*> compile(compiler::Ref ast);
+  // Compiles exactly the kernel of `spec_of` (a BEAM candidate or choice) and loads it.
+  Result<std::unique_ptr<Compiled>> load(compiler::ProgramSpec spec);
+  // The opts a BEAM search (or its disk cache) chose for `ast`; nullopt when RAWGPU_BEAM is
+  // off or the kernel was not searched (it has variables).
+  Result<std::optional<std::vector<compiler::Opt>>> beam_opts(compiler::Ref ast);
+  // Launches a compiled kernel on buffers given by VA (kernel-argument order) and waits.
+  Status launch(Compiled& c, std::span<const GpuVa> args);
   // kHardware with the device's fault description once a queue stopped.
   Status healthy() const {
     const drivers::amd::FaultState f = cfg_.device->fault_state();
@@ -173,6 +187,16 @@ Result<Compiled*> AmdTensorDevice::compile(compiler::Ref ast) {
     return it->second.get();
   }
   const std::string name = strformat("k_%016llx", static_cast<unsigned long long>(ast->hash().hi));
+  // RAWGPU_BEAM: the searched opts replace the tensor-core/GROUP attempts below.
+  if (auto opts = RG_TRY(beam_opts(ast))) {
+    compiler::ProgramSpec spec =
+        RG_TRY_CTX(compiler::compile_gpu_optimized(ast, name, target_, *opts),
+                   "%s: BEAM-chosen opts", cfg_.name.c_str());
+    auto c = RG_TRY(load(std::move(spec)));
+    Compiled* p = c.get();
+    cache_.emplace(ast->hash(), std::move(c));
+    return p;
+  }
   auto c = std::make_unique<Compiled>();
   // Tries one set of GPU options; false (with the reason logged) when they do not apply.
   auto attempt = [&](const compiler::GpuOptions& o) -> Result<bool> {
@@ -203,6 +227,16 @@ Result<Compiled*> AmdTensorDevice::compile(compiler::Ref ast) {
   }
   if (!done)
     c->spec = RG_TRY_CTX(compiler::compile_gpu(ast, name, target_), "%s", cfg_.name.c_str());
+  c = RG_TRY(load(std::move(c->spec)));
+  Compiled* p = c.get();
+  cache_.emplace(ast->hash(), std::move(c));
+  return p;
+}
+
+Result<std::unique_ptr<Compiled>> AmdTensorDevice::load(compiler::ProgramSpec spec) {
+  auto c = std::make_unique<Compiled>();
+  c->spec = std::move(spec);
+  const std::string& name = c->spec.name;
   RG_LOG("amd", 3, "%s: compiled %s (%s; grid %lld x %lld x %lld, local %lld x %lld x %lld)",
          cfg_.name.c_str(), name.c_str(), c->spec.loaded.descriptor.c_str(),
          (long long)c->spec.gpu.global[0], (long long)c->spec.gpu.global[1],
@@ -211,9 +245,113 @@ Result<Compiled*> AmdTensorDevice::compile(compiler::Ref ast) {
   RG_LOG("amd", 4, "%s assembly:\n%s", name.c_str(), c->spec.assembly.c_str());
   c->program = RG_TRY_CTX(queues::amd::Program::load(*cfg_.device, *copier_, c->spec.binary, name),
                           "%s: loading %s", cfg_.name.c_str(), name.c_str());
-  Compiled* p = c.get();
-  cache_.emplace(ast->hash(), std::move(c));
-  return p;
+  return c;
+}
+
+// BEAM candidates compiled for this device's target and timed through its queue: launches on
+// scratch buffers of ones, measured by AmdDeviceConfig::measure (wall time when empty). Compiles
+// are serial: compile_gpu links in-process with lld, which is not known to be thread-safe.
+class AmdBeamBackend final : public compiler::BeamBackend {
+ public:
+  explicit AmdBeamBackend(AmdTensorDevice& d) : d_(d) {}
+  std::string device() const override {
+    return d_.cfg_.name + ":" + d_.target_.name + ":" +
+           (d_.cfg_.measure ? d_.cfg_.measure_name : std::string("wall"));
+  }
+  const std::vector<compiler::Opt>& actions() const override {
+    return compiler::gpu_beam_actions();
+  }
+  bool deterministic() const override { return bool(d_.cfg_.measure); }
+  std::vector<Status> compile(std::span<const compiler::BeamCandidate> cands, int /*workers*/,
+                              std::vector<double>& compile_s) override {
+    compiled_.clear();
+    compiled_.resize(cands.size());
+    compile_s.assign(cands.size(), 0.0);
+    std::vector<Status> out;
+    for (size_t i = 0; i < cands.size(); ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      out.push_back(compile_one(cands[i], compiled_[i]));
+      compile_s[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    return out;
+  }
+  Result<double> run(size_t i) override {
+    if (i >= compiled_.size() || !compiled_[i])
+      return make_error(Errc::kInvalidArgument, "beam: candidate %zu was not compiled", i);
+    Compiled& c = *compiled_[i];
+    std::vector<GpuVa> vas = RG_TRY(scratch(c.spec));
+    auto launch = [&]() -> Status { return d_.launch(c, vas); };
+    if (d_.cfg_.measure) return d_.cfg_.measure(launch);
+    const auto t0 = std::chrono::steady_clock::now();
+    RG_TRY(launch());
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e6;
+  }
+
+ private:
+  Status compile_one(const compiler::BeamCandidate& cand, std::unique_ptr<Compiled>& out) {
+    const std::string name =
+        strformat("beam_%016llx", static_cast<unsigned long long>(cand.ast->hash().hi));
+    compiler::GpuOptions o = cand.kernel->gpu_options();
+    compiler::ProgramSpec spec = RG_TRY(compiler::compile_gpu(cand.ast, name, d_.target_, o));
+    out = RG_TRY(d_.load(std::move(spec)));
+    return ok_status();
+  }
+  // Kernel arguments: one scratch buffer per buffer slot (reused across candidates when dtype
+  // and size fit), filled with ones of its dtype (no division by zero, no NaN).
+  Result<std::vector<GpuVa>> scratch(const compiler::ProgramSpec& spec) {
+    int64_t slots = 0;
+    for (const auto& b : spec.buffers) slots = std::max(slots, b.slot + 1);
+    if (bufs_.size() < size_t(slots)) bufs_.resize(size_t(slots));
+    std::vector<GpuVa> vas(static_cast<size_t>(slots));
+    for (const auto& b : spec.buffers) {
+      auto& buf = bufs_[size_t(b.slot)];
+      if (!buf || buf->dtype() != b.dtype || buf->count() < size_t(b.count)) {
+        buf = RG_TRY(d_.alloc(b.dtype, size_t(b.count)));
+        RG_TRY(fill_ones(*buf));
+      }
+      vas[size_t(b.slot)] = static_cast<AmdBuffer&>(*buf).va();
+    }
+    return vas;
+  }
+  static Status fill_ones(Buffer& b) {
+    std::vector<std::byte> bytes(b.nbytes());
+    const size_t w = size_t(compiler::itemsize(b.dtype()));
+    uint64_t one = 1;
+    switch (b.dtype()) {
+      case DType::kFloat32: {
+        const float f = 1.0f;
+        std::memcpy(&one, &f, 4);
+        break;
+      }
+      case DType::kFloat64: {
+        const double f = 1.0;
+        std::memcpy(&one, &f, 8);
+        break;
+      }
+      case DType::kFloat16: one = compiler::float_to_half(1.0f); break;
+      case DType::kBFloat16: one = compiler::float_to_bf16(1.0f); break;
+      default: break;
+    }
+    for (size_t i = 0; i + w <= bytes.size(); i += w) std::memcpy(&bytes[i], &one, w);
+    return b.copy_in(bytes);
+  }
+  AmdTensorDevice& d_;
+  std::vector<std::unique_ptr<Compiled>> compiled_;
+  std::vector<std::shared_ptr<Buffer>> bufs_;
+};
+
+Result<std::optional<std::vector<compiler::Opt>>> AmdTensorDevice::beam_opts(compiler::Ref ast) {
+  const int width = RG_TRY(compiler::beam_width_from_env());
+  if (width <= 0) return std::optional<std::vector<compiler::Opt>>();
+  compiler::BeamOptions bo;
+  bo.width = width;
+  bo.progress = isatty(2) || log::enabled("beam", 1);
+  bo.budget_s = RG_TRY(compiler::beam_budget_from_env());
+  AmdBeamBackend backend(*this);
+  compiler::BeamResult r =
+      RG_TRY_CTX(compiler::beam_search(ast, backend, bo), "%s: BEAM search", cfg_.name.c_str());
+  if (!r.from_cache && r.candidates == 0) return std::optional<std::vector<compiler::Opt>>();
+  return std::optional<std::vector<compiler::Opt>>(std::move(r.opts));
 }
 
 Status AmdTensorDevice::wait(const queues::Signal& s, uint64_t value, const std::string& what) {
@@ -235,8 +373,21 @@ Status AmdTensorDevice::wait(const queues::Signal& s, uint64_t value, const std:
 Status AmdTensorDevice::run(compiler::Ref ast, std::span<Buffer* const> args) {
   RG_TRY(healthy());
   Compiled* c = RG_TRY(compile(ast));
-  const compiler::ProgramSpec& spec = c->spec;
-  queues::amd::Program& prog = *c->program;
+  std::vector<GpuVa> vas;
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto* b = dynamic_cast<AmdBuffer*>(args[i]);
+    if (!b || b->device() != this)
+      return make_error(Errc::kInternal, "%s: kernel argument %zu is not this device's buffer",
+                        cfg_.name.c_str(), i);
+    vas.push_back(b->va());
+  }
+  return launch(*c, vas);
+}
+
+Status AmdTensorDevice::launch(Compiled& c, std::span<const GpuVa> args) {
+  RG_TRY(healthy());
+  const compiler::ProgramSpec& spec = c.spec;
+  queues::amd::Program& prog = *c.program;
   if (!spec.vars.empty())
     return make_error(Errc::kUnsupported, "%s: kernel %s has %zu scalar variables (not passed yet)",
                       cfg_.name.c_str(), spec.name.c_str(), spec.vars.size());
@@ -253,11 +404,7 @@ Status AmdTensorDevice::run(compiler::Ref ast, std::span<Buffer* const> args) {
                         "(%zu given)",
                         cfg_.name.c_str(), spec.name.c_str(), ai, a.value_kind.c_str(), a.size,
                         args.size());
-    auto* b = dynamic_cast<AmdBuffer*>(args[ai]);
-    if (!b || b->device() != this)
-      return make_error(Errc::kInternal, "%s: kernel argument %zu is not this device's buffer",
-                        cfg_.name.c_str(), ai);
-    const uint64_t va = b->va().raw();
+    const uint64_t va = args[ai].raw();
     std::memcpy(ka.cpu + a.offset, &va, 8);
     ++ai;
   }

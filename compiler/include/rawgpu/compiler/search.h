@@ -37,7 +37,8 @@
 // Environment: RAWGPU_BEAM=n (0 = off) is read by beam_width_from_env(); the frontend searches
 // every kernel it realizes when n > 0 (the CPU and the simulated GPUs). RAWGPU_CACHE_DIR
 // overrides the cache root (default $XDG_CACHE_HOME/rawgpu or ~/.cache/rawgpu).
-// RAWGPU_BEAM_CACHE=0 disables the cache. Progress (kernels done/total, round, candidates, best
+// RAWGPU_BEAM_CACHE=0 disables the cache. RAWGPU_BEAM_BUDGET=s bounds each kernel's search to s
+// seconds (a search cut short is not cached). Progress (kernels done/total, round, candidates, best
 // time) goes to stderr when stderr is a terminal or RAWGPU_DEBUG enables beam=1.
 #pragma once
 
@@ -167,6 +168,10 @@ Result<BeamResult> beam_search(Ref sink, CpuRuntime& rt, const BeamOptions& opti
 
 // RAWGPU_BEAM: 0 when unset or empty. Errors: kInvalidArgument when it is not an integer 0..64.
 Result<int> beam_width_from_env();
+
+// RAWGPU_BEAM_BUDGET: the wall-time budget of one kernel's search in seconds (BeamOptions::
+// budget_s), 0 when unset or empty. Errors: kInvalidArgument when it is not a number >= 0.
+Result<double> beam_budget_from_env();
 
 // $RAWGPU_CACHE_DIR, else $XDG_CACHE_HOME/rawgpu, else $HOME/.cache/rawgpu, else "".
 std::string default_cache_dir();

@@ -34,6 +34,13 @@ struct AmdDeviceConfig {
   // instruction tile) are compiled for the target's tensor cores (WMMA on RDNA3/RDNA4) first;
   // a kernel the tensor-core matcher refuses (a KernelOptError) takes the ordinary path.
   bool tensor_cores = true;
+  // BEAM search (RAWGPU_BEAM=n, compiler/search.h): how one candidate launch is measured. Called
+  // with a function that launches the kernel and waits for it; returns the launch's cost in
+  // microseconds. Empty: the wall time of launch + wait. The simulated GPUs count emulated
+  // instructions instead (sim_devices.h). `measure_name` names the measure in the BEAM cache
+  // key ("wall" when `measure` is empty), so timings of different measures never mix.
+  std::function<Result<double>(const std::function<Status()>& launch)> measure;
+  std::string measure_name;
 };
 
 Result<std::unique_ptr<Device>> make_amd_device(AmdDeviceConfig config);
