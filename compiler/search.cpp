@@ -121,6 +121,7 @@ class CpuBackend final : public BeamBackend {
   explicit CpuBackend(CpuRuntime& rt) : rt_(rt) {}
   std::string device() const override { return rt_.device(); }
   const std::vector<Opt>& actions() const override { return beam_actions(); }
+  int max_compile_workers() const override { return 16; }  // CpuJit::kMaxSlots
   std::vector<Status> compile(std::span<const BeamCandidate> cands, int workers,
                               std::vector<double>& compile_s) override {
     std::vector<Ref> asts;
@@ -407,9 +408,9 @@ Result<BeamResult> beam_search(Ref sink, BeamBackend& backend, const BeamOptions
   const bool deterministic = bool(o.cost) || backend.deterministic();
   const int warmup = deterministic ? 0 : std::max(0, o.warmup);
   const int repeats = deterministic ? 1 : std::max(1, o.repeats);
-  r.compile_workers = o.compile_workers > 0
-                          ? std::min(o.compile_workers, 64)
-                          : std::clamp(int(std::thread::hardware_concurrency()), 1, 8);
+  r.compile_workers = std::clamp(
+      o.compile_workers > 0 ? o.compile_workers : int(std::thread::hardware_concurrency()), 1,
+      std::max(1, std::min(o.compile_workers > 0 ? 64 : 8, backend.max_compile_workers())));
   auto over_budget = [&] { return o.budget_s > 0 && seconds_since(search_start) > o.budget_s; };
 
   struct Candidate {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <thread>
 #include <unordered_map>
@@ -79,6 +80,7 @@ class AmdTensorDevice final : public Device {
   ~AmdTensorDevice() override {
     // Programs, queues and the arena free their memory through the device, which goes last.
     cache_.clear();
+    beam_cache_.clear();
     kernargs_.reset();
     queue_.reset();
     copier_.reset();
@@ -108,7 +110,11 @@ class AmdTensorDevice final : public Device {
   }
 
   Status run(compiler::Ref ast, std::span<Buffer* const> args) override;
-  size_t cache_size() const override { return cache_.size(); }
+  size_t cache_size() const override {
+    size_t n = cache_.size();
+    for (const auto& [w, c] : beam_cache_) n += c.size();
+    return n;
+  }
   uint64_t cache_hits() const override { return hits_; }
 
   void free_memory(const DeviceBuffer& m) {
@@ -136,7 +142,7 @@ class AmdTensorDevice final : public Device {
   Result<std::unique_ptr<Compiled>> load(compiler::ProgramSpec spec);
   // The opts a BEAM search (or its disk cache) chose for `ast`; nullopt when RAWGPU_BEAM is
   // off or the kernel was not searched (it has variables).
-  Result<std::optional<std::vector<compiler::Opt>>> beam_opts(compiler::Ref ast);
+  Result<std::optional<std::vector<compiler::Opt>>> beam_opts(compiler::Ref ast, int width);
   // Launches a compiled kernel on buffers given by VA (kernel-argument order) and waits.
   Status launch(Compiled& c, std::span<const GpuVa> args);
   // kHardware with the device's fault description once a queue stopped.
@@ -159,7 +165,9 @@ class AmdTensorDevice final : public Device {
   struct HashKey {
     size_t operator()(const compiler::Hash128& h) const { return size_t(h.lo ^ (h.hi * 31)); }
   };
-  std::unordered_map<compiler::Hash128, std::unique_ptr<Compiled>, HashKey> cache_;
+  using Cache = std::unordered_map<compiler::Hash128, std::unique_ptr<Compiled>, HashKey>;
+  Cache cache_;
+  std::map<int, Cache> beam_cache_;  // by RAWGPU_BEAM width
   uint64_t hits_ = 0;
 };
 
@@ -182,19 +190,23 @@ Status AmdBuffer::copy_out(std::span<std::byte> bytes) const {
 }
 
 Result<Compiled*> AmdTensorDevice::compile(compiler::Ref ast) {
-  if (auto it = cache_.find(ast->hash()); it != cache_.end()) {
+  // Kernels compiled under RAWGPU_BEAM=n are cached apart, per width: switching BEAM on or off
+  // never reuses the other mode's program.
+  const int beam = RG_TRY(compiler::beam_width_from_env());
+  auto& cache = beam > 0 ? beam_cache_[beam] : cache_;
+  if (auto it = cache.find(ast->hash()); it != cache.end()) {
     ++hits_;
     return it->second.get();
   }
   const std::string name = strformat("k_%016llx", static_cast<unsigned long long>(ast->hash().hi));
   // RAWGPU_BEAM: the searched opts replace the tensor-core/GROUP attempts below.
-  if (auto opts = RG_TRY(beam_opts(ast))) {
+  if (auto opts = RG_TRY(beam_opts(ast, beam))) {
     compiler::ProgramSpec spec =
         RG_TRY_CTX(compiler::compile_gpu_optimized(ast, name, target_, *opts),
                    "%s: BEAM-chosen opts", cfg_.name.c_str());
     auto c = RG_TRY(load(std::move(spec)));
     Compiled* p = c.get();
-    cache_.emplace(ast->hash(), std::move(c));
+    cache.emplace(ast->hash(), std::move(c));
     return p;
   }
   auto c = std::make_unique<Compiled>();
@@ -229,7 +241,7 @@ Result<Compiled*> AmdTensorDevice::compile(compiler::Ref ast) {
     c->spec = RG_TRY_CTX(compiler::compile_gpu(ast, name, target_), "%s", cfg_.name.c_str());
   c = RG_TRY(load(std::move(c->spec)));
   Compiled* p = c.get();
-  cache_.emplace(ast->hash(), std::move(c));
+  cache.emplace(ast->hash(), std::move(c));
   return p;
 }
 
@@ -293,6 +305,11 @@ class AmdBeamBackend final : public compiler::BeamBackend {
         strformat("beam_%016llx", static_cast<unsigned long long>(cand.ast->hash().hi));
     compiler::GpuOptions o = cand.kernel->gpu_options();
     compiler::ProgramSpec spec = RG_TRY(compiler::compile_gpu(cand.ast, name, d_.target_, o));
+    if (spec.loaded.scratch_bytes > 0)
+      return make_error(Errc::kUnsupported,
+                        "%s: candidate %s needs %u bytes of scratch per lane (register spills); "
+                        "the device sets up no scratch",
+                        d_.cfg_.name.c_str(), name.c_str(), spec.loaded.scratch_bytes);
     out = RG_TRY(d_.load(std::move(spec)));
     return ok_status();
   }
@@ -340,8 +357,8 @@ class AmdBeamBackend final : public compiler::BeamBackend {
   std::vector<std::shared_ptr<Buffer>> bufs_;
 };
 
-Result<std::optional<std::vector<compiler::Opt>>> AmdTensorDevice::beam_opts(compiler::Ref ast) {
-  const int width = RG_TRY(compiler::beam_width_from_env());
+Result<std::optional<std::vector<compiler::Opt>>> AmdTensorDevice::beam_opts(compiler::Ref ast,
+                                                                             int width) {
   if (width <= 0) return std::optional<std::vector<compiler::Opt>>();
   compiler::BeamOptions bo;
   bo.width = width;
@@ -350,6 +367,7 @@ Result<std::optional<std::vector<compiler::Opt>>> AmdTensorDevice::beam_opts(com
   AmdBeamBackend backend(*this);
   compiler::BeamResult r =
       RG_TRY_CTX(compiler::beam_search(ast, backend, bo), "%s: BEAM search", cfg_.name.c_str());
+  RG_TRY_CTX(healthy(), "BEAM search");  // a candidate faulted: the queue is gone
   if (!r.from_cache && r.candidates == 0) return std::optional<std::vector<compiler::Opt>>();
   return std::optional<std::vector<compiler::Opt>>(std::move(r.opts));
 }
@@ -428,6 +446,14 @@ Status AmdTensorDevice::launch(Compiled& c, std::span<const GpuVa> args) {
 
 Result<std::unique_ptr<Device>> make_amd_device(AmdDeviceConfig config) {
   return AmdTensorDevice::create(std::move(config));
+}
+
+Result<std::unique_ptr<compiler::BeamBackend>> amd_beam_backend(Device& device) {
+  auto* d = dynamic_cast<AmdTensorDevice*>(&device);
+  if (!d)
+    return make_error(Errc::kInvalidArgument, "%.*s is not an AMD device: no AMD BEAM back end",
+                      static_cast<int>(device.name().size()), device.name().data());
+  return std::unique_ptr<compiler::BeamBackend>(std::make_unique<AmdBeamBackend>(*d));
 }
 
 }  // namespace rawgpu::frontend

@@ -330,6 +330,7 @@ class UnrollFailsBackend final : public BeamBackend {
   UnrollFailsBackend(CpuRuntime& rt, Ref bad) : cpu_(cpu_beam_backend(rt)), bad_(bad) {}
   std::string device() const override { return cpu_->device(); }
   const std::vector<Opt>& actions() const override { return cpu_->actions(); }
+  int max_compile_workers() const override { return cpu_->max_compile_workers(); }
   std::vector<Status> compile(std::span<const BeamCandidate> cands, int workers,
                               std::vector<double>& compile_s) override {
     std::vector<BeamCandidate> c(cands.begin(), cands.end());
@@ -358,6 +359,7 @@ TEST(Beam, CompileFailuresOnWorkersAreSkippedNotFatal) {
   o.cost = fake_cost;
   auto r = beam_search(sink, backend, o);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->compile_workers, 2);  // the failures happened on worker threads
   EXPECT_GT(backend.broken, 0);
   EXPECT_EQ(r->failed, backend.broken);
   EXPECT_GT(r->candidates, r->failed + 1);  // the others were timed

@@ -123,6 +123,9 @@ class BeamBackend {
   // True when run() reports the same cost for the same kernel every time (a cost model): the
   // search then launches each candidate once, without warm-up.
   virtual bool deterministic() const { return false; }
+  // The most threads compile() can use (BeamResult::compile_workers reports the smaller of this
+  // and BeamOptions::compile_workers).
+  virtual int max_compile_workers() const { return 1; }
   // Compiles the candidates, using up to `workers` threads if it can (called on the searching
   // thread, which owns the ASTs' Context). Result i: ok, or why candidate i is skipped (a
   // failure never stops the others). `compile_s[i]` receives candidate i's compile time. The

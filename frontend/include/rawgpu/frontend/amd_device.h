@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rawgpu/compiler/search.h"
 #include "rawgpu/drivers/amd/device.h"
 #include "rawgpu/frontend/device.h"
 
@@ -44,5 +45,13 @@ struct AmdDeviceConfig {
 };
 
 Result<std::unique_ptr<Device>> make_amd_device(AmdDeviceConfig config);
+
+// The BEAM back end of a device made by make_amd_device (what RAWGPU_BEAM uses for its kernels:
+// candidates compiled for the device's target, launched through its queue on scratch buffers,
+// measured by AmdDeviceConfig::measure). Candidates that need scratch memory (register spills)
+// are skipped: the device seam sets up none. A candidate that faults stops the device's queue,
+// which ends the search with that error. Errors: kInvalidArgument for another kind of device.
+// The back end must not outlive the device.
+Result<std::unique_ptr<compiler::BeamBackend>> amd_beam_backend(Device& device);
 
 }  // namespace rawgpu::frontend
