@@ -416,6 +416,7 @@ Result<BeamResult> beam_search(Ref sink, BeamBackend& backend, const BeamOptions
   struct Candidate {
     OptKernel kernel;
     double us = 0;
+    size_t order = 0;  // position in the round's expansion (the tie-break)
   };
   // Compiles `batch` (one compile phase) and times the compiled ones serially in order; the
   // timed ones go to `timed`. `limits`: false for the unoptimized kernel (no time limits).
@@ -461,6 +462,7 @@ Result<BeamResult> beam_search(Ref sink, BeamBackend& backend, const BeamOptions
       }
       double t_best = 1e300, w_best = 1e300;
       std::optional<Error> err;
+      RG_LOG("beam", 4, "beam: launching %s", opts_text(c.kernel.applied()).c_str());
       for (int k = 0; k < warmup + repeats; ++k) {
         const auto l0 = Clock::now();
         Result<double> t = o.cost ? o.cost(c.kernel) : backend.run(i);
@@ -539,6 +541,7 @@ Result<BeamResult> beam_search(Ref sink, BeamBackend& backend, const BeamOptions
           continue;
         }
         if (!seen.insert(key(c.kernel)).second) continue;  // seen already
+        c.order = batch.size();
         batch.push_back(std::move(c));
       }
     }
@@ -552,9 +555,10 @@ Result<BeamResult> beam_search(Ref sink, BeamBackend& backend, const BeamOptions
     std::vector<Candidate> timed;
     (void)compile_and_time(batch, timed, true, [&] { show(false); });
     if (timed.empty()) break;
-    // Stable: equal times keep expansion order, so equal timings give equal choices.
-    std::stable_sort(timed.begin(), timed.end(),
-                     [](const Candidate& a, const Candidate& b) { return a.us < b.us; });
+    // Equal times keep expansion order, so equal timings give equal choices.
+    std::sort(timed.begin(), timed.end(), [](const Candidate& a, const Candidate& b) {
+      return a.us < b.us || (a.us == b.us && a.order < b.order);
+    });
     const bool improved = timed[0].us < best.us * (1.0 - o.min_improvement);
     if (timed[0].us < best.us) best = timed[0];
     // The next beam: the `width` fastest of this round (the best so far stays the answer).
