@@ -471,6 +471,11 @@ Result<BeamResult> beam_search(Ref sink, BeamBackend& backend, const BeamOptions
         const double wall_s = seconds_since(l0);
         if (!t.ok()) {
           err = std::move(t).take_error();
+          if (auto h = backend.healthy(); !h.ok()) {
+            r.failed += 1;
+            return std::move(h).take_error().with_context(
+                strformat("beam: launching %s", opts_text(c.kernel.applied()).c_str()));
+          }
           break;
         }
         const double us = *t;
@@ -555,7 +560,9 @@ Result<BeamResult> beam_search(Ref sink, BeamBackend& backend, const BeamOptions
       std::fflush(stderr);
     }
     std::vector<Candidate> timed;
-    (void)compile_and_time(batch, timed, true, [&] { show(false); });
+    if (auto st = compile_and_time(batch, timed, true, [&] { show(false); });
+        !st.ok() && !backend.healthy().ok())
+      return std::move(st).take_error();  // the device stopped: no result, nothing cached
     if (timed.empty()) break;
     // Equal times keep expansion order, so equal timings give equal choices.
     std::sort(timed.begin(), timed.end(), [](const Candidate& a, const Candidate& b) {

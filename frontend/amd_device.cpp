@@ -274,6 +274,7 @@ class AmdBeamBackend final : public compiler::BeamBackend {
     return compiler::gpu_beam_actions();
   }
   bool deterministic() const override { return bool(d_.cfg_.measure); }
+  Status healthy() const override { return d_.healthy(); }
   std::vector<Status> compile(std::span<const compiler::BeamCandidate> cands, int /*workers*/,
                               std::vector<double>& compile_s) override {
     compiled_.clear();

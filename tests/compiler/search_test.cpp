@@ -367,6 +367,53 @@ TEST(Beam, CompileFailuresOnWorkersAreSkippedNotFatal) {
   expect_valid_result(sink, *r);
 }
 
+// The CPU back end, except that launching a candidate with an UNROLL "stops the device": that
+// launch fails and healthy() reports the stop from then on.
+class DyingBackend final : public BeamBackend {
+ public:
+  explicit DyingBackend(CpuRuntime& rt) : cpu_(cpu_beam_backend(rt)) {}
+  std::string device() const override { return cpu_->device(); }
+  const std::vector<Opt>& actions() const override { return cpu_->actions(); }
+  std::vector<Status> compile(std::span<const BeamCandidate> cands, int workers,
+                              std::vector<double>& compile_s) override {
+    unroll_.clear();
+    for (const auto& c : cands) {
+      bool u = false;
+      for (const Opt& o : c.kernel->applied()) u |= o.op == OptOp::kUnroll;
+      unroll_.push_back(u);
+    }
+    return cpu_->compile(cands, workers, compile_s);
+  }
+  Result<double> run(size_t i) override {
+    if (dead_ || unroll_[i]) {
+      dead_ = true;
+      return make_error(Errc::kHardware, "test: the device stopped");
+    }
+    return cpu_->run(i);
+  }
+  Status healthy() const override {
+    if (dead_) return make_error(Errc::kHardware, "test: the device stopped");
+    return ok_status();
+  }
+
+ private:
+  std::unique_ptr<BeamBackend> cpu_;
+  std::vector<bool> unroll_;
+  bool dead_ = false;
+};
+
+TEST(Beam, DeviceThatStopsEndsTheSearchWithItsErrorAndCachesNothing) {
+  TempDir dir;
+  const Ref sink = small_matmul();
+  DyingBackend backend(runtime());
+  auto r = beam_search(sink, backend, tiny(dir.path()));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), Errc::kHardware);
+  EXPECT_NE(r.error().to_string().find("UNROLL"), std::string::npos) << r.error().to_string();
+  BeamCache cache(dir.path(), runtime().device(), 2);
+  EXPECT_FALSE(fs::exists(cache.path(sink->hash())));
+}
+
 TEST(Beam, BudgetEndsTheSearchAndIsNotCached) {
   TempDir dir;
   const Ref sink = small_matmul();

@@ -136,6 +136,9 @@ class BeamBackend {
   // every candidate of one search) and returns its cost in microseconds; launches never
   // overlap. Errors skip the candidate.
   virtual Result<double> run(size_t i) = 0;
+  // Checked after a failed launch: an error here (the device stopped, e.g. a GPU fault) ends
+  // the search with it instead of skipping the candidate, and nothing is cached.
+  virtual Status healthy() const { return ok_status(); }
 };
 
 // The host CPU through `rt` (its cache key is rt.device()): actions beam_actions(), candidates
