@@ -314,20 +314,26 @@ class AmdBeamBackend final : public compiler::BeamBackend {
     out = RG_TRY(d_.load(std::move(spec)));
     return ok_status();
   }
-  // Kernel arguments: one scratch buffer per buffer slot (reused across candidates when dtype
-  // and size fit), filled with ones of its dtype (no division by zero, no NaN).
+  // Kernel arguments: one scratch buffer per buffer slot of the linear program (the kernel's
+  // parameters, whatever the loads look like), reused across candidates when dtype and size fit,
+  // filled with ones of its dtype (no division by zero, no NaN). Unused slots get address 0.
   Result<std::vector<GpuVa>> scratch(const compiler::ProgramSpec& spec) {
-    int64_t slots = 0;
-    for (const auto& b : spec.buffers) slots = std::max(slots, b.slot + 1);
-    if (bufs_.size() < size_t(slots)) bufs_.resize(size_t(slots));
-    std::vector<GpuVa> vas(static_cast<size_t>(slots));
-    for (const auto& b : spec.buffers) {
-      auto& buf = bufs_[size_t(b.slot)];
-      if (!buf || buf->dtype() != b.dtype || buf->count() < size_t(b.count)) {
-        buf = RG_TRY(d_.alloc(b.dtype, size_t(b.count)));
+    const auto& pb = spec.program.buffers;
+    if (bufs_.size() < pb.size()) bufs_.resize(pb.size());
+    std::vector<GpuVa> vas(pb.size());
+    for (size_t i = 0; i < pb.size(); ++i) {
+      if (!pb[i]) continue;
+      const auto a = pb[i]->arg().as_ints();
+      if (a.size() < 2 || a[1] < 0)
+        return make_error(Errc::kUnsupported, "beam: buffer slot %zu of %s has no declared size", i,
+                          spec.name.c_str());
+      const DType dt = pb[i]->dtype();
+      auto& buf = bufs_[i];
+      if (!buf || buf->dtype() != dt || buf->count() < size_t(a[1])) {
+        buf = RG_TRY(d_.alloc(dt, size_t(a[1])));
         RG_TRY(fill_ones(*buf));
       }
-      vas[size_t(b.slot)] = static_cast<AmdBuffer&>(*buf).va();
+      vas[i] = static_cast<AmdBuffer&>(*buf).va();
     }
     return vas;
   }
