@@ -265,16 +265,21 @@ Result<std::unique_ptr<Compiled>> AmdTensorDevice::load(compiler::ProgramSpec sp
 // are serial: compile_gpu links in-process with lld, which is not known to be thread-safe.
 class AmdBeamBackend final : public compiler::BeamBackend {
  public:
-  explicit AmdBeamBackend(AmdTensorDevice& d) : d_(d) {}
+  // Candidates run on `home`, or on home's throwaway search device when it has a factory.
+  static Result<std::unique_ptr<AmdBeamBackend>> create(AmdTensorDevice& home) {
+    std::unique_ptr<AmdBeamBackend> b(new AmdBeamBackend(home));
+    b->d_ = &home;
+    if (home.cfg_.beam_device) RG_TRY(b->renew());
+    return b;
+  }
   std::string device() const override {
-    return d_.cfg_.name + ":" + d_.target_.name + ":" +
-           (d_.cfg_.measure ? d_.cfg_.measure_name : std::string("wall"));
+    return home_.cfg_.name + ":" + home_.target_.name + ":" +
+           (home_.cfg_.measure ? home_.cfg_.measure_name : std::string("wall"));
   }
   const std::vector<compiler::Opt>& actions() const override {
     return compiler::gpu_beam_actions();
   }
-  bool deterministic() const override { return bool(d_.cfg_.measure); }
-  Status healthy() const override { return d_.healthy(); }
+  bool deterministic() const override { return bool(d_->cfg_.measure); }
   std::vector<Status> compile(std::span<const compiler::BeamCandidate> cands, int /*workers*/,
                               std::vector<double>& compile_s) override {
     compiled_.clear();
@@ -292,26 +297,41 @@ class AmdBeamBackend final : public compiler::BeamBackend {
     if (i >= compiled_.size() || !compiled_[i])
       return make_error(Errc::kInvalidArgument, "beam: candidate %zu was not compiled", i);
     Compiled& c = *compiled_[i];
+    if (!c.program) {  // its device was replaced after a fault: load it on the new one
+      auto fresh = RG_TRY(d_->load(c.spec));
+      c.program = std::move(fresh->program);
+    }
     std::vector<GpuVa> vas = RG_TRY(scratch(c.spec));
-    auto launch = [&]() -> Status { return d_.launch(c, vas); };
-    if (d_.cfg_.measure) return d_.cfg_.measure(launch);
-    const auto t0 = std::chrono::steady_clock::now();
-    RG_TRY(launch());
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e6;
+    auto launch = [&]() -> Status { return d_->launch(c, vas); };
+    Result<double> r = 0.0;
+    if (d_->cfg_.measure) {
+      r = d_->cfg_.measure(launch);
+    } else {
+      const auto t0 = std::chrono::steady_clock::now();
+      Status st = launch();
+      if (st.ok())
+        r = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e6;
+      else
+        r = std::move(st).take_error();
+    }
+    // A fault on the throwaway search device: replace it; the candidate is skipped.
+    if (!r.ok() && d_ != &home_ && !d_->healthy().ok()) RG_TRY(renew());
+    return r;
   }
+  Status healthy() const override { return d_->healthy(); }
 
  private:
   Status compile_one(const compiler::BeamCandidate& cand, std::unique_ptr<Compiled>& out) {
     const std::string name =
         strformat("beam_%016llx", static_cast<unsigned long long>(cand.ast->hash().hi));
     compiler::GpuOptions o = cand.kernel->gpu_options();
-    compiler::ProgramSpec spec = RG_TRY(compiler::compile_gpu(cand.ast, name, d_.target_, o));
+    compiler::ProgramSpec spec = RG_TRY(compiler::compile_gpu(cand.ast, name, d_->target_, o));
     if (spec.loaded.scratch_bytes > 0)
       return make_error(Errc::kUnsupported,
                         "%s: candidate %s needs %u bytes of scratch per lane (register spills); "
                         "the device sets up no scratch",
-                        d_.cfg_.name.c_str(), name.c_str(), spec.loaded.scratch_bytes);
-    out = RG_TRY(d_.load(std::move(spec)));
+                        d_->cfg_.name.c_str(), name.c_str(), spec.loaded.scratch_bytes);
+    out = RG_TRY(d_->load(std::move(spec)));
     return ok_status();
   }
   // Kernel arguments: one scratch buffer per buffer slot of the linear program (the kernel's
@@ -330,7 +350,7 @@ class AmdBeamBackend final : public compiler::BeamBackend {
       const DType dt = pb[i]->dtype();
       auto& buf = bufs_[i];
       if (!buf || buf->dtype() != dt || buf->count() < size_t(a[1])) {
-        buf = RG_TRY(d_.alloc(dt, size_t(a[1])));
+        buf = RG_TRY(d_->alloc(dt, size_t(a[1])));
         RG_TRY(fill_ones(*buf));
       }
       vas[i] = static_cast<AmdBuffer&>(*buf).va();
@@ -359,7 +379,28 @@ class AmdBeamBackend final : public compiler::BeamBackend {
     for (size_t i = 0; i + w <= bytes.size(); i += w) std::memcpy(&bytes[i], &one, w);
     return b.copy_in(bytes);
   }
-  AmdTensorDevice& d_;
+  explicit AmdBeamBackend(AmdTensorDevice& home) : home_(home) {}
+  // A fresh throwaway device: programs and buffers of the old one go first.
+  Status renew() {
+    for (auto& c : compiled_)
+      if (c) c->program.reset();
+    bufs_.clear();
+    d_ = &home_;
+    own_.reset();
+    own_ = RG_TRY_CTX(home_.cfg_.beam_device(), "%s: BEAM search device", home_.cfg_.name.c_str());
+    d_ = dynamic_cast<AmdTensorDevice*>(own_.get());
+    if (!d_) {
+      own_.reset();
+      d_ = &home_;
+      return make_error(Errc::kInternal, "%s: the BEAM search device is not an AMD device",
+                        home_.cfg_.name.c_str());
+    }
+    return ok_status();
+  }
+  // Declared first, destroyed last: the programs and buffers below may live on it.
+  std::unique_ptr<Device> own_;  // the throwaway search device (AmdDeviceConfig::beam_device)
+  AmdTensorDevice& home_;
+  AmdTensorDevice* d_ = nullptr;  // where candidates run: own_, or home_
   std::vector<std::unique_ptr<Compiled>> compiled_;
   std::vector<std::shared_ptr<Buffer>> bufs_;
 };
@@ -371,9 +412,9 @@ Result<std::optional<std::vector<compiler::Opt>>> AmdTensorDevice::beam_opts(com
   bo.width = width;
   bo.progress = isatty(2) || log::enabled("beam", 1);
   bo.budget_s = RG_TRY(compiler::beam_budget_from_env());
-  AmdBeamBackend backend(*this);
+  auto backend = RG_TRY(AmdBeamBackend::create(*this));
   compiler::BeamResult r =
-      RG_TRY_CTX(compiler::beam_search(ast, backend, bo), "%s: BEAM search", cfg_.name.c_str());
+      RG_TRY_CTX(compiler::beam_search(ast, *backend, bo), "%s: BEAM search", cfg_.name.c_str());
   RG_TRY_CTX(healthy(), "BEAM search");  // a candidate faulted: the queue is gone
   if (!r.from_cache && r.candidates == 0) return std::optional<std::vector<compiler::Opt>>();
   return std::optional<std::vector<compiler::Opt>>(std::move(r.opts));
@@ -460,7 +501,7 @@ Result<std::unique_ptr<compiler::BeamBackend>> amd_beam_backend(Device& device) 
   if (!d)
     return make_error(Errc::kInvalidArgument, "%.*s is not an AMD device: no AMD BEAM back end",
                       static_cast<int>(device.name().size()), device.name().data());
-  return std::unique_ptr<compiler::BeamBackend>(std::make_unique<AmdBeamBackend>(*d));
+  return std::unique_ptr<compiler::BeamBackend>(RG_TRY(AmdBeamBackend::create(*d)));
 }
 
 }  // namespace rawgpu::frontend

@@ -20,7 +20,9 @@ std::map<std::string, sim::rdna::Emulator*, std::less<>>& emulators() {
   return *m;
 }
 
-Result<std::unique_ptr<Device>> make_sim_device(const std::string& name) {
+// `registered`: the device the Tensor API uses (its emulator is the one sim_emulator returns);
+// else a BEAM search device.
+Result<std::unique_ptr<Device>> make_sim_device(const std::string& name, bool registered) {
   const sim::AmdGpuConfig cfg = RG_TRY(sim::parse_sim_device(name));
   std::shared_ptr<sim::AmdGpu> gpu =
       RG_TRY_CTX(sim::AmdGpu::create(cfg), "starting %s", name.c_str());
@@ -54,8 +56,10 @@ Result<std::unique_ptr<Device>> make_sim_device(const std::string& name) {
     return double(insts) / double(std::min(waves, simds)) / 2500.0;
   };
   c.measure_name = "emu-cost-1";
+  // BEAM candidates run on a simulated GPU of their own: one that faults stops only that one.
+  if (registered) c.beam_device = [name]() { return make_sim_device(name, false); };
   auto d = RG_TRY(make_amd_device(std::move(c)));
-  emulators()[name] = e;
+  if (registered) emulators()[name] = e;
   return d;
 }
 
@@ -65,7 +69,7 @@ void register_sim_devices() {
   for (std::string_view n : sim::sim_device_names()) {
     const std::string name(n);
     emulators().erase(name);
-    register_device(name, [name]() { return make_sim_device(name); });
+    register_device(name, [name]() { return make_sim_device(name, true); });
   }
 }
 

@@ -42,6 +42,11 @@ struct AmdDeviceConfig {
   // key ("wall" when `measure` is empty), so timings of different measures never mix.
   std::function<Result<double>(const std::function<Status()>& launch)> measure;
   std::string measure_name;
+  // BEAM searches run their candidates on a separate device of the same kind made by this
+  // factory (created on first use, replaced after a candidate faults it), so a faulting
+  // candidate is skipped and this device's queue keeps running. Empty: candidates run on this
+  // device, and a fault ends the search with its error.
+  std::function<Result<std::unique_ptr<Device>>()> beam_device;
 };
 
 Result<std::unique_ptr<Device>> make_amd_device(AmdDeviceConfig config);
@@ -49,8 +54,9 @@ Result<std::unique_ptr<Device>> make_amd_device(AmdDeviceConfig config);
 // The BEAM back end of a device made by make_amd_device (what RAWGPU_BEAM uses for its kernels:
 // candidates compiled for the device's target, launched through its queue on scratch buffers,
 // measured by AmdDeviceConfig::measure). Candidates that need scratch memory (register spills)
-// are skipped: the device seam sets up none. A candidate that faults stops the device's queue,
-// which ends the search with that error. Errors: kInvalidArgument for another kind of device.
+// are skipped: the device seam sets up none. A candidate that faults is skipped when the device
+// has a beam_device factory (AmdDeviceConfig), else it stops the device's queue, which ends the
+// search with that error. Errors: kInvalidArgument for another kind of device.
 // The back end must not outlive the device.
 Result<std::unique_ptr<compiler::BeamBackend>> amd_beam_backend(Device& device);
 
