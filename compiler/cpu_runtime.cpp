@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -6,8 +7,10 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "cpu_jit.h"
 #include "rawgpu/base/format.h"
@@ -150,6 +153,13 @@ struct CpuRuntime::Impl {
   // realize skips the heuristic and the expansion.
   std::unordered_map<uint64_t, std::vector<std::pair<Hash128, const CpuKernel*>>> optimized;
   Result<const CpuKernel*> compile_ast(Ref ast, std::vector<Opt> opts);
+  // compile_ast's front half: the cached kernel (`*cached`), or a new linearized kernel (not
+  // yet compiled) and the seconds spent linearizing.
+  Result<std::unique_ptr<CpuKernel>> prepare(Ref sink, std::vector<Opt> opts,
+                                             const CpuKernel** cached, double* lin_s);
+  // compile_ast's back half: links the object and caches the kernel.
+  Result<const CpuKernel*> finish(std::unique_ptr<CpuKernel> k, CpuJit::Object obj,
+                                  const CpuJit::Times& jt, double lin_s);
   Result<const CpuKernel*> compile_heuristic(Ref sink);
   int opt_level = 3;
   LowerOptions lower_options;
@@ -274,14 +284,18 @@ Result<const CpuKernel*> CpuRuntime::compile_with_opts(Ref sink, std::span<const
   return impl_->compile_ast(k.ast(), std::vector<Opt>(opts.begin(), opts.end()));
 }
 
-Result<const CpuKernel*> CpuRuntime::Impl::compile_ast(Ref sink, std::vector<Opt> opts) {
+Result<std::unique_ptr<CpuKernel>> CpuRuntime::Impl::prepare(Ref sink, std::vector<Opt> opts,
+                                                             const CpuKernel** cached,
+                                                             double* lin_s) {
   auto* impl_ = this;
+  *cached = nullptr;
   const Hash128 h = sink->hash();
   auto& bucket = impl_->cache[h.lo];
   for (const auto& k : bucket)
     if (k->hash == h) {
       ++impl_->hits;
-      return k.get();
+      *cached = k.get();
+      return std::unique_ptr<CpuKernel>();
     }
   RG_LOG("compiler", 5, "kernel AST %s:\n%s", h.hex().c_str(), to_string(sink).c_str());
   auto k = std::make_unique<CpuKernel>();
@@ -295,7 +309,7 @@ Result<const CpuKernel*> CpuRuntime::Impl::compile_ast(Ref sink, std::vector<Opt
           : sink;
   k->program = RG_TRY(linearize(lowered, impl_->lower_options));
   k->opts = std::move(opts);
-  const double lin_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  *lin_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   RG_LOG("compiler", 5, "linear program %s:\n%s", k->name.c_str(), k->program.to_string().c_str());
   for (Ref b : k->program.buffers) {
     k->buffer_dtypes.push_back(b ? b->dtype() : DType::kVoid);
@@ -304,16 +318,103 @@ Result<const CpuKernel*> CpuRuntime::Impl::compile_ast(Ref sink, std::vector<Opt
   }
   // Unique per JIT even for a (practically impossible) 64-bit prefix collision.
   if (!bucket.empty()) k->name += strformat("_%zu", bucket.size());
-  CpuJit::Times jt;
-  KernelEntry e = RG_TRY(impl_->jit->compile(k->program, k->name, &jt));
-  ++impl_->times.kernels;
-  impl_->times.linearize_s += lin_s;
-  impl_->times.ir_s += jt.ir_s;
-  impl_->times.codegen_s += jt.codegen_s;
+  return k;
+}
+
+Result<const CpuKernel*> CpuRuntime::Impl::finish(std::unique_ptr<CpuKernel> k, CpuJit::Object obj,
+                                                  const CpuJit::Times& jt, double lin_s) {
+  CpuJit::Times lt = jt;
+  KernelEntry e = RG_TRY(jit->link(std::move(obj), &lt));
+  ++times.kernels;
+  times.linearize_s += lin_s;
+  times.ir_s += lt.ir_s;
+  times.codegen_s += lt.codegen_s;
   k->entry = reinterpret_cast<void*>(e);
+  k->compile_s = lin_s + lt.ir_s + lt.codegen_s;
+  auto& bucket = cache[k->hash.lo];
   bucket.push_back(std::move(k));
-  ++impl_->cached;
+  ++cached;
   return bucket.back().get();
+}
+
+Result<const CpuKernel*> CpuRuntime::Impl::compile_ast(Ref sink, std::vector<Opt> opts) {
+  const CpuKernel* hit = nullptr;
+  double lin_s = 0;
+  auto k = RG_TRY(prepare(sink, std::move(opts), &hit, &lin_s));
+  if (hit) return hit;
+  CpuJit::Times jt;
+  CpuJit::Object obj = RG_TRY(jit->compile_object(k->program, k->name, 0, &jt));
+  return finish(std::move(k), std::move(obj), jt, lin_s);
+}
+
+std::vector<Result<const CpuKernel*>> CpuRuntime::compile_batch(std::span<const Ref> sinks,
+                                                                int workers) {
+  std::vector<Result<const CpuKernel*>> out;
+  out.reserve(sinks.size());
+  // Front half on this thread. A kernel whose 64-bit hash prefix repeats one already pending in
+  // this batch (a duplicate, or a collision that needs a distinct name) is compiled afterwards.
+  struct Pending {
+    size_t index;
+    std::unique_ptr<CpuKernel> kernel;
+    double lin_s = 0;
+    CpuJit::Times jt;
+    std::optional<Result<CpuJit::Object>> obj;
+  };
+  std::vector<Pending> pending;
+  std::vector<size_t> later;
+  std::unordered_set<uint64_t> pending_lo;
+  for (size_t i = 0; i < sinks.size(); ++i) {
+    out.push_back(make_error(Errc::kInternal, "cpu compile_batch: kernel %zu not compiled", i));
+    if (!sinks[i]) {
+      out[i] = make_error(Errc::kInvalidArgument, "cpu compile: null kernel");
+      continue;
+    }
+    if (pending_lo.count(sinks[i]->hash().lo)) {
+      later.push_back(i);
+      continue;
+    }
+    const CpuKernel* hit = nullptr;
+    double lin_s = 0;
+    auto k = impl_->prepare(sinks[i], {}, &hit, &lin_s);
+    if (!k.ok()) {
+      out[i] = std::move(k).take_error();
+    } else if (hit) {
+      out[i] = hit;
+    } else {
+      pending_lo.insert(sinks[i]->hash().lo);
+      pending.push_back({i, std::move(k).take_value(), lin_s, {}, std::nullopt});
+    }
+  }
+  // LLVM on the workers: each takes the next pending kernel; slot w is worker w's machine.
+  const int n =
+      std::clamp(workers, 1, std::max(1, std::min<int>(CpuJit::kMaxSlots, int(pending.size()))));
+  std::atomic<size_t> next{0};
+  auto work = [&](int slot) {
+    for (size_t j; (j = next.fetch_add(1)) < pending.size();) {
+      Pending& p = pending[j];
+      p.obj = impl_->jit->compile_object(p.kernel->program, p.kernel->name, slot, &p.jt);
+    }
+  };
+  if (n <= 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (int w = 1; w < n; ++w) threads.emplace_back(work, w);
+    work(0);
+    for (auto& t : threads) t.join();
+  }
+  // Back half on this thread, in input order.
+  for (Pending& p : pending) {
+    if (!p.obj || !p.obj->ok()) {
+      out[p.index] = p.obj ? std::move(*p.obj).take_error()
+                           : Error(Errc::kInternal, "cpu compile_batch: no object");
+      continue;
+    }
+    out[p.index] =
+        impl_->finish(std::move(p.kernel), std::move(*p.obj).take_value(), p.jt, p.lin_s);
+  }
+  for (size_t i : later) out[i] = impl_->compile_ast(sinks[i], {});
+  return out;
 }
 
 Status CpuRuntime::launch(const CpuKernel& kernel, std::span<CpuBuffer* const> buffers,

@@ -11,7 +11,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
+#include <thread>
 #include <unordered_set>
 
 #include "rawgpu/base/format.h"
@@ -84,11 +86,6 @@ bool has_variables(Ref sink) {
   return false;
 }
 
-struct Candidate {
-  OptKernel kernel;
-  double us = 0;
-};
-
 // Scratch buffers by slot, shared by all candidates of one kernel (they read and write the same
 // BUFFERs: opts never change a kernel's buffers).
 class Scratch {
@@ -117,31 +114,54 @@ class Scratch {
   std::vector<std::unique_ptr<CpuBuffer>> bufs_;
 };
 
-// Compiles and times one kernel AST: `warmup` untimed then `repeats` timed launches, the minimum
-// in microseconds. Every launch is measured; once `limit_s` (compile + runs) has passed, the
-// best timed run so far is the answer (a warm-up run stands in when no timed run finished), so a
-// slow kernel still gets a time; only a compile slower than `limit_s` fails (kTimeout). A
-// candidate clearly slower than `best_us` (give_up_factor) stops after its first timed run.
-Result<double> time_candidate(Ref ast, CpuRuntime& rt, Scratch& scratch, const BeamOptions& o,
-                              double best_us, double limit_s) {
-  const auto start = Clock::now();
-  const CpuKernel* k = RG_TRY(rt.compile(ast));
-  auto bufs = RG_TRY(scratch.for_kernel(*k));
-  if (seconds_since(start) > limit_s)
-    return make_error(Errc::kTimeout, "beam: compiling %s took longer than %.1f s", k->name.c_str(),
-                      limit_s);
-  const int warmup = std::max(0, o.warmup), repeats = std::max(1, o.repeats);
-  double best = 1e300, warm_best = 1e300;
-  for (int i = 0; i < warmup + repeats; ++i) {
-    const auto t0 = Clock::now();
-    RG_TRY(rt.launch(*k, bufs, {}));
-    const double us = seconds_since(t0) * 1e6;
-    (i < warmup ? warm_best : best) = std::min(i < warmup ? warm_best : best, us);
-    if (seconds_since(start) > limit_s) break;
-    if (i >= warmup && best_us > 0 && best > o.give_up_factor * best_us) break;  // clearly worse
+// The host CPU: candidates compiled together by CpuRuntime::compile_batch, launched on scratch
+// buffers of ones, timed by the wall clock.
+class CpuBackend final : public BeamBackend {
+ public:
+  explicit CpuBackend(CpuRuntime& rt) : rt_(rt) {}
+  std::string device() const override { return rt_.device(); }
+  const std::vector<Opt>& actions() const override { return beam_actions(); }
+  int max_compile_workers() const override { return 16; }  // CpuJit::kMaxSlots
+  std::vector<Status> compile(std::span<const BeamCandidate> cands, int workers,
+                              std::vector<double>& compile_s) override {
+    std::vector<Ref> asts;
+    for (const BeamCandidate& c : cands) asts.push_back(c.ast);
+    auto ks = rt_.compile_batch(asts, workers);
+    std::vector<Status> out;
+    kernels_.assign(cands.size(), nullptr);
+    bufs_.assign(cands.size(), {});
+    compile_s.assign(cands.size(), 0.0);
+    for (size_t i = 0; i < ks.size(); ++i) {
+      if (!ks[i].ok()) {
+        out.push_back(std::move(ks[i]).take_error());
+        continue;
+      }
+      auto b = scratch_.for_kernel(**ks[i]);
+      if (!b.ok()) {
+        out.push_back(std::move(b).take_error());
+        continue;
+      }
+      kernels_[i] = *ks[i];
+      bufs_[i] = std::move(*b);
+      compile_s[i] = kernels_[i]->compile_s;
+      out.push_back(ok_status());
+    }
+    return out;
   }
-  return best < 1e300 ? best : warm_best;
-}
+  Result<double> run(size_t i) override {
+    if (i >= kernels_.size() || !kernels_[i])
+      return make_error(Errc::kInvalidArgument, "beam: candidate %zu was not compiled", i);
+    const auto t0 = Clock::now();
+    RG_TRY(rt_.launch(*kernels_[i], bufs_[i], {}));
+    return seconds_since(t0) * 1e6;
+  }
+
+ private:
+  CpuRuntime& rt_;
+  Scratch scratch_;
+  std::vector<const CpuKernel*> kernels_;
+  std::vector<std::vector<CpuBuffer*>> bufs_;
+};
 
 std::string opts_text(const std::vector<Opt>& opts) {
   std::string s;
@@ -172,6 +192,35 @@ const std::vector<Opt>& beam_actions() {
   return actions;
 }
 
+const std::vector<Opt>& gpu_beam_actions() {
+  static const std::vector<Opt> actions = [] {
+    std::vector<Opt> v;
+    for (int64_t axis = 0; axis < 3; ++axis)
+      for (int64_t amt : {2, 4, 8, 16, 32}) v.push_back({OptOp::kLocal, axis, amt});
+    for (int64_t axis = 0; axis < 4; ++axis)
+      for (int64_t amt : {8, 16, 32}) {
+        v.push_back({OptOp::kGroup, axis, amt});
+        v.push_back({OptOp::kGroupTop, axis, amt});
+      }
+    for (int64_t axis = 0; axis < 4; ++axis)
+      for (int64_t amt : {0, 2, 4}) v.push_back({OptOp::kUpcast, axis, amt});
+    for (int64_t axis = 0; axis < 4; ++axis)
+      for (int64_t amt : {0, 2, 4}) v.push_back({OptOp::kUnroll, axis, amt});
+    for (int64_t a = 0; a < 3; ++a)
+      for (int64_t b = a + 1; b < 3; ++b) v.push_back({OptOp::kSwap, a, b});
+    // No NOLOCALS: on sim:gfx1100 a NOLOCALS candidate of the demo's conv block faulted reading
+    // address 0 (s_load_b32), which stops the device's queue for good; to be investigated
+    // before it is searched by default (BeamOptions::actions can still name it).
+    v.push_back({OptOp::kTc, 0, 0});
+    return v;
+  }();
+  return actions;
+}
+
+std::unique_ptr<BeamBackend> cpu_beam_backend(CpuRuntime& rt) {
+  return std::make_unique<CpuBackend>(rt);
+}
+
 Result<int> beam_width_from_env() {
   const char* e = std::getenv("RAWGPU_BEAM");
   if (!e || !*e) return 0;
@@ -181,6 +230,19 @@ Result<int> beam_width_from_env() {
     return make_error(Errc::kInvalidArgument,
                       "RAWGPU_BEAM='%s' is not a beam width 0..64 (0 or unset: no search)", e);
   return int(v);
+}
+
+Result<double> beam_budget_from_env() {
+  const char* e = std::getenv("RAWGPU_BEAM_BUDGET");
+  if (!e || !*e) return 0.0;
+  char* end = nullptr;
+  const double v = std::strtod(e, &end);
+  if (*end || !(v >= 0) || v > 1e9)
+    return make_error(Errc::kInvalidArgument,
+                      "RAWGPU_BEAM_BUDGET='%s' is not a number of seconds >= 0 (0 or unset: no "
+                      "budget)",
+                      e);
+  return v;
 }
 
 std::string default_cache_dir() {
@@ -294,6 +356,11 @@ Status BeamCache::store(const Hash128& h, const std::vector<Opt>& opts, double b
 // ---- search ---------------------------------------------------------------------------------
 
 Result<BeamResult> beam_search(Ref sink, CpuRuntime& rt, const BeamOptions& o) {
+  CpuBackend backend(rt);
+  return beam_search(sink, backend, o);
+}
+
+Result<BeamResult> beam_search(Ref sink, BeamBackend& backend, const BeamOptions& o) {
   if (o.width < 1 || o.width > 64)
     return make_error(Errc::kInvalidArgument, "beam: width %d is not 1..64", o.width);
   OptKernel base = RG_TRY(OptKernel::create(sink));
@@ -303,6 +370,7 @@ Result<BeamResult> beam_search(Ref sink, CpuRuntime& rt, const BeamOptions& o) {
     RG_LOG("beam", 1, "beam: kernel %s has variables; not searched", sink->hash().hex().c_str());
     return r;
   }
+  const auto search_start = Clock::now();
   const bool progress = o.progress;
   const std::string kernel_tag = o.kernel_count > 0
                                      ? strformat("kernel %d/%d", o.kernel_index + 1, o.kernel_count)
@@ -314,7 +382,7 @@ Result<BeamResult> beam_search(Ref sink, CpuRuntime& rt, const BeamOptions& o) {
     const char* off = std::getenv("RAWGPU_BEAM_CACHE");
     const std::string dir = o.cache_dir.empty() ? default_cache_dir() : o.cache_dir;
     if (!(off && std::string_view(off) == "0") && !dir.empty())
-      cache.emplace(dir, rt.device(), o.width);
+      cache.emplace(dir, backend.device(), o.width);
   }
   if (cache) {
     if (auto hit = cache->load(sink->hash())) {
@@ -339,18 +407,105 @@ Result<BeamResult> beam_search(Ref sink, CpuRuntime& rt, const BeamOptions& o) {
   }
 
   count(&BeamStats::searches);
-  Scratch scratch;
-  r.base_us = RG_TRY_CTX(time_candidate(sink, rt, scratch, o, 0, 1e30),  // no limit: it runs anyway
-                         "beam: timing the unoptimized kernel");
-  count(&BeamStats::candidates);
-  r.candidates = 1;
-  std::vector<Candidate> beam{{base, r.base_us}};
-  Candidate best = beam[0];
-  std::unordered_set<uint64_t> seen{sink->hash().lo};
-  {
-    const Ref a0 = base.ast();
-    seen.insert(a0->hash().lo);
-  }
+  const bool deterministic = bool(o.cost) || backend.deterministic();
+  const int warmup = deterministic ? 0 : std::max(0, o.warmup);
+  const int repeats = deterministic ? 1 : std::max(1, o.repeats);
+  r.compile_workers = std::clamp(
+      o.compile_workers > 0 ? o.compile_workers : int(std::thread::hardware_concurrency()), 1,
+      std::max(1, std::min(o.compile_workers > 0 ? 64 : 8, backend.max_compile_workers())));
+  auto over_budget = [&] { return o.budget_s > 0 && seconds_since(search_start) > o.budget_s; };
+
+  struct Candidate {
+    OptKernel kernel;
+    double us = 0;
+    size_t order = 0;  // position in the round's expansion (the tie-break)
+  };
+  // Compiles `batch` (one compile phase) and times the compiled ones serially in order; the
+  // timed ones go to `timed`. `limits`: false for the unoptimized kernel (no time limits).
+  // Returns the error of candidate 0 when it failed (used for the unoptimized kernel).
+  Candidate best{base, 0};
+  auto compile_and_time = [&](std::vector<Candidate>& batch, std::vector<Candidate>& timed,
+                              bool limits, const std::function<void()>& shown) -> Status {
+    std::vector<BeamCandidate> cands;
+    std::vector<Ref> asts;
+    for (const Candidate& c : batch) asts.push_back(c.kernel.ast());
+    for (size_t i = 0; i < batch.size(); ++i) cands.push_back({&batch[i].kernel, asts[i]});
+    std::vector<double> compile_s(batch.size(), 0.0);
+    const auto c0 = Clock::now();
+    std::vector<Status> st = backend.compile(cands, r.compile_workers, compile_s);
+    r.compile_s += seconds_since(c0);
+    if (st.size() != batch.size())
+      return make_error(Errc::kInternal, "beam: backend compiled %zu of %zu candidates", st.size(),
+                        batch.size());
+    Status first = ok_status();
+    const auto t0 = Clock::now();
+    for (size_t i = 0; i < batch.size(); ++i) {
+      Candidate& c = batch[i];
+      if (limits && over_budget()) {  // the rest is never timed: not counted as candidates
+        r.budget_exhausted = true;
+        break;
+      }
+      ++r.candidates;
+      count(&BeamStats::candidates);
+      auto fail = [&](const Error& e) {
+        ++r.failed;
+        if (i == 0) first = e;
+        RG_LOG("beam", 2, "beam: candidate %s skipped: %s", opts_text(c.kernel.applied()).c_str(),
+               e.to_string().c_str());
+      };
+      if (!st[i].ok()) {
+        fail(st[i].error());
+        continue;
+      }
+      if (limits && compile_s[i] > o.compile_time_limit_s) {
+        fail(Error(Errc::kTimeout, strformat("beam: compile took %.3f s, over the limit of %.3f s",
+                                             compile_s[i], o.compile_time_limit_s)));
+        continue;
+      }
+      double t_best = 1e300, w_best = 1e300;
+      std::optional<Error> err;
+      RG_LOG("beam", 4, "beam: launching %s", opts_text(c.kernel.applied()).c_str());
+      for (int k = 0; k < warmup + repeats; ++k) {
+        const auto l0 = Clock::now();
+        Result<double> t = o.cost ? o.cost(c.kernel) : backend.run(i);
+        const double wall_s = seconds_since(l0);
+        if (!t.ok()) {
+          err = std::move(t).take_error();
+          if (auto h = backend.healthy(); !h.ok()) {
+            r.failed += 1;
+            return std::move(h).take_error().with_context(
+                strformat("beam: launching %s", opts_text(c.kernel.applied()).c_str()));
+          }
+          break;
+        }
+        const double us = *t;
+        if (limits && std::max(wall_s, us * 1e-6) > o.candidate_time_limit_s) {
+          err = Error(Errc::kTimeout,
+                      strformat("beam: a launch took %.3f s (cost %.1f us), over the limit of "
+                                "%.3f s",
+                                wall_s, us, o.candidate_time_limit_s));
+          break;
+        }
+        if (k < warmup) {
+          w_best = std::min(w_best, us);
+          continue;
+        }
+        t_best = std::min(t_best, us);
+        if (best.us > 0 && t_best > o.give_up_factor * best.us) break;  // clearly worse
+      }
+      if (err) {
+        fail(*err);
+        continue;
+      }
+      c.us = t_best < 1e300 ? t_best : w_best;
+      RG_LOG("beam", 3, "beam: %s: %.2f us", opts_text(c.kernel.applied()).c_str(), c.us);
+      timed.push_back(c);
+      shown();
+    }
+    r.time_s += seconds_since(t0);
+    return first;
+  };
+
   // On a terminal one line updated in place per candidate; otherwise (RAWGPU_DEBUG=beam=1 into
   // a file or pipe) one line per round.
   const bool tty = progress && isatty(2);
@@ -362,36 +517,57 @@ Result<BeamResult> beam_search(Ref sink, CpuRuntime& rt, const BeamOptions& o) {
                  r.base_us, tty ? "" : "\n");
     std::fflush(stderr);
   };
-  for (int round = 0; round < o.max_rounds; ++round) {
-    std::vector<Candidate> timed;
+
+  {
+    std::vector<Candidate> batch{{base, 0}}, timed;
+    RG_TRY_CTX(compile_and_time(batch, timed, false, [] {}), "beam: timing the unoptimized kernel");
+    if (timed.empty())
+      return make_error(Errc::kInternal, "beam: the unoptimized kernel was not timed");
+    best = timed[0];
+    r.base_us = best.us;
+  }
+  std::vector<Candidate> beam{best};
+  // A candidate is its AST plus the launch options the opts carry (LOCAL/GROUP/TC change
+  // GpuOptions, not necessarily the AST).
+  auto key = [](const OptKernel& k) {
+    const GpuOptions g = k.gpu_options();
+    std::string s = k.ast()->hash().hex();
+    for (int64_t l : g.local) s += strformat(" %lld", static_cast<long long>(l));
+    s += strformat("|%lld|%d", static_cast<long long>(g.group), int(g.tensor_cores));
+    return s;
+  };
+  std::unordered_set<std::string> seen{key(base)};
+  for (int round = 0; round < o.max_rounds && !over_budget(); ++round) {
+    // Expand: every beam entry by every action, in order; duplicates dropped.
+    std::vector<Candidate> batch;
     for (const Candidate& entry : beam) {
-      for (const Opt& action : o.actions.empty() ? beam_actions() : o.actions) {
+      for (const Opt& action : o.actions.empty() ? backend.actions() : o.actions) {
         Candidate c{entry.kernel, 0};
         if (!c.kernel.apply(action).ok()) {
           ++r.illegal;
           continue;
         }
-        const Ref ast = c.kernel.ast();
-        if (!seen.insert(ast->hash().lo).second) continue;  // this kernel was timed already
-        auto t = time_candidate(ast, rt, scratch, o, best.us, o.candidate_time_limit_s);
-        ++r.candidates;
-        count(&BeamStats::candidates);
-        if (!t.ok()) {
-          ++r.failed;
-          RG_LOG("beam", 2, "beam: candidate %s skipped: %s", opts_text(c.kernel.applied()).c_str(),
-                 t.error().to_string().c_str());
-          continue;
-        }
-        c.us = *t;
-        RG_LOG("beam", 3, "beam: %s: %.2f us", opts_text(c.kernel.applied()).c_str(), c.us);
-        timed.push_back(std::move(c));
-        show(false);
+        if (!seen.insert(key(c.kernel)).second) continue;  // seen already
+        c.order = batch.size();
+        batch.push_back(std::move(c));
       }
     }
     r.rounds = round + 1;
+    if (batch.empty()) break;
+    if (progress && tty) {
+      std::fprintf(stderr, "\rBEAM %s: round %d, compiling %zu candidates on %d thread(s)",
+                   kernel_tag.c_str(), r.rounds, batch.size(), r.compile_workers);
+      std::fflush(stderr);
+    }
+    std::vector<Candidate> timed;
+    if (auto st = compile_and_time(batch, timed, true, [&] { show(false); });
+        !st.ok() && !backend.healthy().ok())
+      return std::move(st).take_error();  // the device stopped: no result, nothing cached
     if (timed.empty()) break;
-    std::sort(timed.begin(), timed.end(),
-              [](const Candidate& a, const Candidate& b) { return a.us < b.us; });
+    // Equal times keep expansion order, so equal timings give equal choices.
+    std::sort(timed.begin(), timed.end(), [](const Candidate& a, const Candidate& b) {
+      return a.us < b.us || (a.us == b.us && a.order < b.order);
+    });
     const bool improved = timed[0].us < best.us * (1.0 - o.min_improvement);
     if (timed[0].us < best.us) best = timed[0];
     // The next beam: the `width` fastest of this round (the best so far stays the answer).
@@ -400,14 +576,19 @@ Result<BeamResult> beam_search(Ref sink, CpuRuntime& rt, const BeamOptions& o) {
     show(true);
     if (!improved) break;
   }
+  if (over_budget()) r.budget_exhausted = true;
   if (tty) std::fputc('\n', stderr);
   r.opts = best.kernel.applied();
   r.best_us = best.us;
   r.ast = r.opts.empty() ? sink : best.kernel.ast();
-  RG_LOG("beam", 1, "beam: %s: %s, %.2f us (unoptimized %.2f us), %d candidates in %d rounds",
+  RG_LOG("beam", 1,
+         "beam: %s: %s, %.2f us (unoptimized %.2f us), %d candidates in %d rounds; compile %.3f s "
+         "on %d thread(s), timing %.3f s%s",
          kernel_tag.c_str(), opts_text(r.opts).c_str(), r.best_us, r.base_us, r.candidates,
-         r.rounds);
-  if (cache)
+         r.rounds, r.compile_s, r.compile_workers, r.time_s,
+         r.budget_exhausted ? " (budget exhausted)" : "");
+  // A search cut short by its budget is not cached: a later run may find better opts.
+  if (cache && !r.budget_exhausted)
     if (auto st = cache->store(sink->hash(), r.opts, r.best_us); !st.ok())
       warn(st.error().to_string());
   return r;

@@ -1,14 +1,20 @@
 // The Tensor back end over the AMD device seam (see amd_device.h).
 #include "rawgpu/frontend/amd_device.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
 #include "rawgpu/compiler/gpu.h"
+#include "rawgpu/compiler/opt.h"
+#include "rawgpu/compiler/search.h"
 #include "rawgpu/queues/amd_copy.h"
 #include "rawgpu/queues/amd_pm4.h"
 #include "rawgpu/queues/kernarg_arena.h"
@@ -24,6 +30,7 @@ using drivers::amd::BufferPlacement;
 using drivers::amd::DeviceBuffer;
 
 class AmdTensorDevice;
+class AmdBeamBackend;
 
 // A VRAM allocation (or a view of one: `owner` keeps the allocation alive).
 class AmdBuffer final : public Buffer {
@@ -73,6 +80,7 @@ class AmdTensorDevice final : public Device {
   ~AmdTensorDevice() override {
     // Programs, queues and the arena free their memory through the device, which goes last.
     cache_.clear();
+    beam_cache_.clear();
     kernargs_.reset();
     queue_.reset();
     copier_.reset();
@@ -102,7 +110,11 @@ class AmdTensorDevice final : public Device {
   }
 
   Status run(compiler::Ref ast, std::span<Buffer* const> args) override;
-  size_t cache_size() const override { return cache_.size(); }
+  size_t cache_size() const override {
+    size_t n = cache_.size();
+    for (const auto& [w, c] : beam_cache_) n += c.size();
+    return n;
+  }
   uint64_t cache_hits() const override { return hits_; }
 
   void free_memory(const DeviceBuffer& m) {
@@ -124,7 +136,15 @@ class AmdTensorDevice final : public Device {
  private:
   AmdTensorDevice(AmdDeviceConfig c, compiler::GpuTarget t)
       : cfg_(std::move(c)), target_(std::move(t)) {}
+  friend class AmdBeamBackend;
   Result<Compiled*> compile(compiler::Ref ast);
+  // Compiles exactly the kernel of `spec_of` (a BEAM candidate or choice) and loads it.
+  Result<std::unique_ptr<Compiled>> load(compiler::ProgramSpec spec);
+  // The opts a BEAM search (or its disk cache) chose for `ast`; nullopt when RAWGPU_BEAM is
+  // off or the kernel was not searched (it has variables).
+  Result<std::optional<std::vector<compiler::Opt>>> beam_opts(compiler::Ref ast, int width);
+  // Launches a compiled kernel on buffers given by VA (kernel-argument order) and waits.
+  Status launch(Compiled& c, std::span<const GpuVa> args);
   // kHardware with the device's fault description once a queue stopped.
   Status healthy() const {
     const drivers::amd::FaultState f = cfg_.device->fault_state();
@@ -145,7 +165,9 @@ class AmdTensorDevice final : public Device {
   struct HashKey {
     size_t operator()(const compiler::Hash128& h) const { return size_t(h.lo ^ (h.hi * 31)); }
   };
-  std::unordered_map<compiler::Hash128, std::unique_ptr<Compiled>, HashKey> cache_;
+  using Cache = std::unordered_map<compiler::Hash128, std::unique_ptr<Compiled>, HashKey>;
+  Cache cache_;
+  std::map<int, Cache> beam_cache_;  // by RAWGPU_BEAM width
   uint64_t hits_ = 0;
 };
 
@@ -168,11 +190,25 @@ Status AmdBuffer::copy_out(std::span<std::byte> bytes) const {
 }
 
 Result<Compiled*> AmdTensorDevice::compile(compiler::Ref ast) {
-  if (auto it = cache_.find(ast->hash()); it != cache_.end()) {
+  // Kernels compiled under RAWGPU_BEAM=n are cached apart, per width: switching BEAM on or off
+  // never reuses the other mode's program.
+  const int beam = RG_TRY(compiler::beam_width_from_env());
+  auto& cache = beam > 0 ? beam_cache_[beam] : cache_;
+  if (auto it = cache.find(ast->hash()); it != cache.end()) {
     ++hits_;
     return it->second.get();
   }
   const std::string name = strformat("k_%016llx", static_cast<unsigned long long>(ast->hash().hi));
+  // RAWGPU_BEAM: the searched opts replace the tensor-core/GROUP attempts below.
+  if (auto opts = RG_TRY(beam_opts(ast, beam))) {
+    compiler::ProgramSpec spec =
+        RG_TRY_CTX(compiler::compile_gpu_optimized(ast, name, target_, *opts),
+                   "%s: BEAM-chosen opts", cfg_.name.c_str());
+    auto c = RG_TRY(load(std::move(spec)));
+    Compiled* p = c.get();
+    cache.emplace(ast->hash(), std::move(c));
+    return p;
+  }
   auto c = std::make_unique<Compiled>();
   // Tries one set of GPU options; false (with the reason logged) when they do not apply.
   auto attempt = [&](const compiler::GpuOptions& o) -> Result<bool> {
@@ -203,6 +239,16 @@ Result<Compiled*> AmdTensorDevice::compile(compiler::Ref ast) {
   }
   if (!done)
     c->spec = RG_TRY_CTX(compiler::compile_gpu(ast, name, target_), "%s", cfg_.name.c_str());
+  c = RG_TRY(load(std::move(c->spec)));
+  Compiled* p = c.get();
+  cache.emplace(ast->hash(), std::move(c));
+  return p;
+}
+
+Result<std::unique_ptr<Compiled>> AmdTensorDevice::load(compiler::ProgramSpec spec) {
+  auto c = std::make_unique<Compiled>();
+  c->spec = std::move(spec);
+  const std::string& name = c->spec.name;
   RG_LOG("amd", 3, "%s: compiled %s (%s; grid %lld x %lld x %lld, local %lld x %lld x %lld)",
          cfg_.name.c_str(), name.c_str(), c->spec.loaded.descriptor.c_str(),
          (long long)c->spec.gpu.global[0], (long long)c->spec.gpu.global[1],
@@ -211,9 +257,167 @@ Result<Compiled*> AmdTensorDevice::compile(compiler::Ref ast) {
   RG_LOG("amd", 4, "%s assembly:\n%s", name.c_str(), c->spec.assembly.c_str());
   c->program = RG_TRY_CTX(queues::amd::Program::load(*cfg_.device, *copier_, c->spec.binary, name),
                           "%s: loading %s", cfg_.name.c_str(), name.c_str());
-  Compiled* p = c.get();
-  cache_.emplace(ast->hash(), std::move(c));
-  return p;
+  return c;
+}
+
+// BEAM candidates compiled for this device's target and timed through its queue: launches on
+// scratch buffers of ones, measured by AmdDeviceConfig::measure (wall time when empty). Compiles
+// are serial: compile_gpu links in-process with lld, which is not known to be thread-safe.
+class AmdBeamBackend final : public compiler::BeamBackend {
+ public:
+  // Candidates run on `home`, or on home's throwaway search device when it has a factory.
+  static Result<std::unique_ptr<AmdBeamBackend>> create(AmdTensorDevice& home) {
+    std::unique_ptr<AmdBeamBackend> b(new AmdBeamBackend(home));
+    b->d_ = &home;
+    if (home.cfg_.beam_device) RG_TRY(b->renew());
+    return b;
+  }
+  std::string device() const override {
+    return home_.cfg_.name + ":" + home_.target_.name + ":" +
+           (home_.cfg_.measure ? home_.cfg_.measure_name : std::string("wall"));
+  }
+  const std::vector<compiler::Opt>& actions() const override {
+    return compiler::gpu_beam_actions();
+  }
+  bool deterministic() const override { return bool(d_->cfg_.measure); }
+  std::vector<Status> compile(std::span<const compiler::BeamCandidate> cands, int /*workers*/,
+                              std::vector<double>& compile_s) override {
+    compiled_.clear();
+    compiled_.resize(cands.size());
+    compile_s.assign(cands.size(), 0.0);
+    std::vector<Status> out;
+    for (size_t i = 0; i < cands.size(); ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      out.push_back(compile_one(cands[i], compiled_[i]));
+      compile_s[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    return out;
+  }
+  Result<double> run(size_t i) override {
+    if (i >= compiled_.size() || !compiled_[i])
+      return make_error(Errc::kInvalidArgument, "beam: candidate %zu was not compiled", i);
+    Compiled& c = *compiled_[i];
+    if (!c.program) {  // its device was replaced after a fault: load it on the new one
+      auto fresh = RG_TRY(d_->load(c.spec));
+      c.program = std::move(fresh->program);
+    }
+    std::vector<GpuVa> vas = RG_TRY(scratch(c.spec));
+    auto launch = [&]() -> Status { return d_->launch(c, vas); };
+    Result<double> r = 0.0;
+    if (d_->cfg_.measure) {
+      r = d_->cfg_.measure(launch);
+    } else {
+      const auto t0 = std::chrono::steady_clock::now();
+      Status st = launch();
+      if (st.ok())
+        r = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e6;
+      else
+        r = std::move(st).take_error();
+    }
+    // A fault on the throwaway search device: replace it; the candidate is skipped.
+    if (!r.ok() && d_ != &home_ && !d_->healthy().ok()) RG_TRY(renew());
+    return r;
+  }
+  Status healthy() const override { return d_->healthy(); }
+
+ private:
+  Status compile_one(const compiler::BeamCandidate& cand, std::unique_ptr<Compiled>& out) {
+    const std::string name =
+        strformat("beam_%016llx", static_cast<unsigned long long>(cand.ast->hash().hi));
+    compiler::GpuOptions o = cand.kernel->gpu_options();
+    compiler::ProgramSpec spec = RG_TRY(compiler::compile_gpu(cand.ast, name, d_->target_, o));
+    if (spec.loaded.scratch_bytes > 0)
+      return make_error(Errc::kUnsupported,
+                        "%s: candidate %s needs %u bytes of scratch per lane (register spills); "
+                        "the device sets up no scratch",
+                        d_->cfg_.name.c_str(), name.c_str(), spec.loaded.scratch_bytes);
+    out = RG_TRY(d_->load(std::move(spec)));
+    return ok_status();
+  }
+  // Kernel arguments: one scratch buffer per buffer slot of the linear program (the kernel's
+  // parameters, whatever the loads look like), reused across candidates when dtype and size fit,
+  // filled with ones of its dtype (no division by zero, no NaN). Unused slots get address 0.
+  Result<std::vector<GpuVa>> scratch(const compiler::ProgramSpec& spec) {
+    const auto& pb = spec.program.buffers;
+    if (bufs_.size() < pb.size()) bufs_.resize(pb.size());
+    std::vector<GpuVa> vas(pb.size());
+    for (size_t i = 0; i < pb.size(); ++i) {
+      if (!pb[i]) continue;
+      const auto a = pb[i]->arg().as_ints();
+      if (a.size() < 2 || a[1] < 0)
+        return make_error(Errc::kUnsupported, "beam: buffer slot %zu of %s has no declared size", i,
+                          spec.name.c_str());
+      const DType dt = pb[i]->dtype();
+      auto& buf = bufs_[i];
+      if (!buf || buf->dtype() != dt || buf->count() < size_t(a[1])) {
+        buf = RG_TRY(d_->alloc(dt, size_t(a[1])));
+        RG_TRY(fill_ones(*buf));
+      }
+      vas[i] = static_cast<AmdBuffer&>(*buf).va();
+    }
+    return vas;
+  }
+  static Status fill_ones(Buffer& b) {
+    std::vector<std::byte> bytes(b.nbytes());
+    const size_t w = size_t(compiler::itemsize(b.dtype()));
+    uint64_t one = 1;
+    switch (b.dtype()) {
+      case DType::kFloat32: {
+        const float f = 1.0f;
+        std::memcpy(&one, &f, 4);
+        break;
+      }
+      case DType::kFloat64: {
+        const double f = 1.0;
+        std::memcpy(&one, &f, 8);
+        break;
+      }
+      case DType::kFloat16: one = compiler::float_to_half(1.0f); break;
+      case DType::kBFloat16: one = compiler::float_to_bf16(1.0f); break;
+      default: break;
+    }
+    for (size_t i = 0; i + w <= bytes.size(); i += w) std::memcpy(&bytes[i], &one, w);
+    return b.copy_in(bytes);
+  }
+  explicit AmdBeamBackend(AmdTensorDevice& home) : home_(home) {}
+  // A fresh throwaway device: programs and buffers of the old one go first.
+  Status renew() {
+    for (auto& c : compiled_)
+      if (c) c->program.reset();
+    bufs_.clear();
+    d_ = &home_;
+    own_.reset();
+    own_ = RG_TRY_CTX(home_.cfg_.beam_device(), "%s: BEAM search device", home_.cfg_.name.c_str());
+    d_ = dynamic_cast<AmdTensorDevice*>(own_.get());
+    if (!d_) {
+      own_.reset();
+      d_ = &home_;
+      return make_error(Errc::kInternal, "%s: the BEAM search device is not an AMD device",
+                        home_.cfg_.name.c_str());
+    }
+    return ok_status();
+  }
+  // Declared first, destroyed last: the programs and buffers below may live on it.
+  std::unique_ptr<Device> own_;  // the throwaway search device (AmdDeviceConfig::beam_device)
+  AmdTensorDevice& home_;
+  AmdTensorDevice* d_ = nullptr;  // where candidates run: own_, or home_
+  std::vector<std::unique_ptr<Compiled>> compiled_;
+  std::vector<std::shared_ptr<Buffer>> bufs_;
+};
+
+Result<std::optional<std::vector<compiler::Opt>>> AmdTensorDevice::beam_opts(compiler::Ref ast,
+                                                                             int width) {
+  if (width <= 0) return std::optional<std::vector<compiler::Opt>>();
+  compiler::BeamOptions bo;
+  bo.width = width;
+  bo.progress = isatty(2) || log::enabled("beam", 1);
+  bo.budget_s = RG_TRY(compiler::beam_budget_from_env());
+  auto backend = RG_TRY(AmdBeamBackend::create(*this));
+  compiler::BeamResult r =
+      RG_TRY_CTX(compiler::beam_search(ast, *backend, bo), "%s: BEAM search", cfg_.name.c_str());
+  RG_TRY_CTX(healthy(), "BEAM search");  // a candidate faulted: the queue is gone
+  if (!r.from_cache && r.candidates == 0) return std::optional<std::vector<compiler::Opt>>();
+  return std::optional<std::vector<compiler::Opt>>(std::move(r.opts));
 }
 
 Status AmdTensorDevice::wait(const queues::Signal& s, uint64_t value, const std::string& what) {
@@ -235,8 +439,21 @@ Status AmdTensorDevice::wait(const queues::Signal& s, uint64_t value, const std:
 Status AmdTensorDevice::run(compiler::Ref ast, std::span<Buffer* const> args) {
   RG_TRY(healthy());
   Compiled* c = RG_TRY(compile(ast));
-  const compiler::ProgramSpec& spec = c->spec;
-  queues::amd::Program& prog = *c->program;
+  std::vector<GpuVa> vas;
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto* b = dynamic_cast<AmdBuffer*>(args[i]);
+    if (!b || b->device() != this)
+      return make_error(Errc::kInternal, "%s: kernel argument %zu is not this device's buffer",
+                        cfg_.name.c_str(), i);
+    vas.push_back(b->va());
+  }
+  return launch(*c, vas);
+}
+
+Status AmdTensorDevice::launch(Compiled& c, std::span<const GpuVa> args) {
+  RG_TRY(healthy());
+  const compiler::ProgramSpec& spec = c.spec;
+  queues::amd::Program& prog = *c.program;
   if (!spec.vars.empty())
     return make_error(Errc::kUnsupported, "%s: kernel %s has %zu scalar variables (not passed yet)",
                       cfg_.name.c_str(), spec.name.c_str(), spec.vars.size());
@@ -253,11 +470,7 @@ Status AmdTensorDevice::run(compiler::Ref ast, std::span<Buffer* const> args) {
                         "(%zu given)",
                         cfg_.name.c_str(), spec.name.c_str(), ai, a.value_kind.c_str(), a.size,
                         args.size());
-    auto* b = dynamic_cast<AmdBuffer*>(args[ai]);
-    if (!b || b->device() != this)
-      return make_error(Errc::kInternal, "%s: kernel argument %zu is not this device's buffer",
-                        cfg_.name.c_str(), ai);
-    const uint64_t va = b->va().raw();
+    const uint64_t va = args[ai].raw();
     std::memcpy(ka.cpu + a.offset, &va, 8);
     ++ai;
   }
@@ -281,6 +494,14 @@ Status AmdTensorDevice::run(compiler::Ref ast, std::span<Buffer* const> args) {
 
 Result<std::unique_ptr<Device>> make_amd_device(AmdDeviceConfig config) {
   return AmdTensorDevice::create(std::move(config));
+}
+
+Result<std::unique_ptr<compiler::BeamBackend>> amd_beam_backend(Device& device) {
+  auto* d = dynamic_cast<AmdTensorDevice*>(&device);
+  if (!d)
+    return make_error(Errc::kInvalidArgument, "%.*s is not an AMD device: no AMD BEAM back end",
+                      static_cast<int>(device.name().size()), device.name().data());
+  return std::unique_ptr<compiler::BeamBackend>(RG_TRY(AmdBeamBackend::create(*d)));
 }
 
 }  // namespace rawgpu::frontend

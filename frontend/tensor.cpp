@@ -159,6 +159,7 @@ Status CpuDevice::run(Ref ast, std::span<Buffer* const> args) {
     bo.progress = isatty(2) || log::enabled("beam", 1);
     bo.kernel_index = int(g().kernel_index);
     bo.kernel_count = int(g().kernel_count);
+    bo.budget_s = RG_TRY(compiler::beam_budget_from_env());
     const Ref searched = RG_TRY(compiler::beam_search(ast, rt, bo)).ast;
     kern = RG_TRY(rt.compile(searched));
   } else {

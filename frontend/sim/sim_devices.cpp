@@ -1,6 +1,8 @@
 // "sim:gfx1100" / "sim:gfx1201": sim::AmdGpu + the RDNA emulator behind the AMD back end.
 #include "rawgpu/frontend/sim_devices.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,7 +20,9 @@ std::map<std::string, sim::rdna::Emulator*, std::less<>>& emulators() {
   return *m;
 }
 
-Result<std::unique_ptr<Device>> make_sim_device(const std::string& name) {
+// `registered`: the device the Tensor API uses (its emulator is the one sim_emulator returns);
+// else a BEAM search device.
+Result<std::unique_ptr<Device>> make_sim_device(const std::string& name, bool registered) {
   const sim::AmdGpuConfig cfg = RG_TRY(sim::parse_sim_device(name));
   std::shared_ptr<sim::AmdGpu> gpu =
       RG_TRY_CTX(sim::AmdGpu::create(cfg), "starting %s", name.c_str());
@@ -35,8 +39,27 @@ Result<std::unique_ptr<Device>> make_sim_device(const std::string& name) {
   sim::rdna::Emulator* e = emu.get();
   c.before_launch = [e](std::string_view kernel) { e->options().kernel_name = kernel; };
   c.keep_alive = emu;
+  // BEAM timing on the emulator: a cost model over the launch's executed wave instructions,
+  // deterministic and independent of host load (emulation wall time says nothing about the
+  // GPU). Each SIMD issues one wave instruction per cycle; a launch of W waves keeps min(W, S)
+  // SIMDs busy (S: a full Navi 31 has 192 SIMD32s, Navi 48 128), so it takes about
+  // instructions / min(W, S) cycles at 2.5 GHz. Memory latency and bandwidth are not modelled:
+  // the search prefers kernels with fewer instructions on the critical wave and more parallel
+  // waves.
+  const uint64_t simds = rdna4 ? 128 : 192;
+  c.measure = [e, simds](const std::function<Status()>& launch) -> Result<double> {
+    const sim::rdna::Stats s0 = e->stats();
+    RG_TRY(launch());
+    const sim::rdna::Stats s1 = e->stats();
+    const uint64_t insts = s1.instructions - s0.instructions, waves = s1.waves - s0.waves;
+    if (waves == 0) return make_error(Errc::kInternal, "emulator cost: the launch ran no waves");
+    return double(insts) / double(std::min(waves, simds)) / 2500.0;
+  };
+  c.measure_name = "emu-cost-1";
+  // BEAM candidates run on a simulated GPU of their own: one that faults stops only that one.
+  if (registered) c.beam_device = [name]() { return make_sim_device(name, false); };
   auto d = RG_TRY(make_amd_device(std::move(c)));
-  emulators()[name] = e;
+  if (registered) emulators()[name] = e;
   return d;
 }
 
@@ -46,7 +69,7 @@ void register_sim_devices() {
   for (std::string_view n : sim::sim_device_names()) {
     const std::string name(n);
     emulators().erase(name);
-    register_device(name, [name]() { return make_sim_device(name); });
+    register_device(name, [name]() { return make_sim_device(name, true); });
   }
 }
 

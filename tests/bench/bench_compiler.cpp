@@ -334,10 +334,12 @@ BENCHMARK(BM_Schedule)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 // BEAM search (width 2, no disk cache) on an n x n x n float32 matmul AST: one search per
 // iteration on a fresh runtime; reports the unoptimized and the chosen kernel's time, the
-// candidates timed and the search's wall time.
+// candidates timed and the search's wall time; the second argument is the number of threads
+// compiling each round's candidates (compile_s: the wall time of the compile phases).
 void BM_BeamMatmul(benchmark::State& state) {
   using namespace rawgpu::compiler;
   const int64_t n = state.range(0);
+  const int workers = int(state.range(1));
   BeamResult last;
   for (auto _ : state) {
     auto rt = std::move(CpuRuntime::create({})).take_value();
@@ -345,6 +347,7 @@ void BM_BeamMatmul(benchmark::State& state) {
     BeamOptions o;
     o.width = 2;
     o.use_cache = false;
+    o.compile_workers = workers;
     auto r = beam_search(matmul_ast(ctx, n), *rt, o);
     if (!r.ok()) {
       state.SkipWithError(r.error().to_string().c_str());
@@ -357,10 +360,18 @@ void BM_BeamMatmul(benchmark::State& state) {
   state.counters["speedup"] = last.best_us > 0 ? last.base_us / last.best_us : 0;
   state.counters["candidates"] = last.candidates;
   state.counters["rounds"] = last.rounds;
+  state.counters["compile_s"] = last.compile_s;
+  state.counters["time_s"] = last.time_s;
+  state.counters["workers"] = last.compile_workers;
   std::string opts;
   for (const Opt& op : last.opts) opts += (opts.empty() ? "" : ", ") + op.to_string();
   state.SetLabel(opts);
 }
-BENCHMARK(BM_BeamMatmul)->Arg(256)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
+BENCHMARK(BM_BeamMatmul)
+    ->Args({256, 1})
+    ->Args({256, 2})
+    ->Iterations(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kSecond);
 
 BENCHMARK_MAIN();

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "rawgpu/compiler/cpu.h"
+#include "rawgpu/compiler/gpu.h"
 #include "rawgpu/compiler/opt.h"
 #include "rawgpu/compiler/schedule.h"
 #include "rawgpu/compiler/search.h"
@@ -175,19 +176,267 @@ TEST(Beam, ElementwiseKernel) {
   expect_valid_result(sink, *r);
 }
 
-TEST(Beam, CandidatesPastTheTimeLimitAreSkippedNotFatal) {
+TEST(Beam, CandidatesPastTheCompileLimitAreSkippedNotFatal) {
   // A zero limit: every candidate's compile is over it. The search still answers (the
-  // unoptimized kernel, which has no compile limit), counting the skipped candidates.
+  // unoptimized kernel, which has no limit), counting the skipped candidates.
   Tensor a = input({4, 16}), b = input({4, 16});
   const Ref sink = kernel_of(a * b - b);
   BeamOptions o = tiny();
-  o.candidate_time_limit_s = 0;
+  o.compile_time_limit_s = 0;
   auto r = beam_search(sink, runtime(), o);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   EXPECT_GT(r->failed, 0);
   EXPECT_EQ(r->failed, r->candidates - 1);
   EXPECT_TRUE(r->opts.empty());
   EXPECT_EQ(r->ast, sink);
+}
+
+TEST(Beam, CandidatesWhoseLaunchPassesTheLimitAreDropped) {
+  // Real launches: a 64x64x64 matmul takes far longer than a 1 us limit, so every candidate's
+  // first launch is over it and the candidate is dropped; the unoptimized kernel (no limit) is
+  // the answer.
+  Tensor a = input({64, 64}), b = input({64, 64});
+  const Ref sink = kernel_of(a.matmul(b));
+  BeamOptions o = tiny();
+  o.candidate_time_limit_s = 1e-6;
+  auto r = beam_search(sink, runtime(), o);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_GT(r->candidates, 1);
+  EXPECT_EQ(r->failed, r->candidates - 1);
+  EXPECT_TRUE(r->opts.empty());
+  EXPECT_EQ(r->ast, sink);
+}
+
+// Deterministic stand-in for the device's timing: fewer microseconds for more opts, plus a
+// wobble that depends on every opt, so several rounds run and the ranking is not trivial.
+Result<double> fake_cost(const OptKernel& k) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const Opt& o : k.applied())
+    for (char c : o.to_string()) h = (h ^ uint8_t(c)) * 0x100000001b3ull;
+  return 100.0 - 10.0 * double(k.applied().size()) + double(h % 97) / 10.0;
+}
+
+std::unique_ptr<CpuRuntime> fresh_runtime() {
+  CpuRuntimeOptions ro;
+  ro.opt_level = 1;
+  ro.threads = 1;
+  return std::move(CpuRuntime::create(ro)).take_value();
+}
+
+TEST(Beam, FakeCostLimitDropsSlowCandidates) {
+  // Candidates with an UPCAST "take" 2 s against a 1 s limit: each is dropped (counted as
+  // failed), none is chosen, and the search goes on with the others.
+  const Ref sink = small_matmul();
+  BeamOptions o = tiny();
+  o.candidate_time_limit_s = 1.0;
+  int slow = 0;
+  o.cost = [&](const OptKernel& k) -> Result<double> {
+    for (const Opt& op : k.applied())
+      if (op.op == OptOp::kUpcast) {
+        ++slow;
+        return 2e6;
+      }
+    return fake_cost(k);
+  };
+  auto r = beam_search(sink, runtime(), o);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_GT(slow, 0);
+  EXPECT_EQ(r->failed, slow);
+  EXPECT_FALSE(r->opts.empty());
+  for (const Opt& op : r->opts) EXPECT_NE(op.op, OptOp::kUpcast);
+  expect_valid_result(sink, *r);
+}
+
+TEST(Beam, SameChoiceWithOneOrTwoCompileWorkers) {
+  // The same deterministic timings: serial and parallel compilation choose the same opts after
+  // the same candidates. Fresh runtimes, so both searches really compile every candidate.
+  const Ref sink = small_matmul();
+  BeamOptions o = tiny();
+  o.max_rounds = 3;
+  o.cost = fake_cost;
+  std::optional<BeamResult> results[2];
+  for (int w : {1, 2}) {
+    auto rt = fresh_runtime();
+    o.compile_workers = w;
+    auto r = beam_search(sink, *rt, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_EQ(r->compile_workers, w);
+    EXPECT_EQ(rt->compile_times().kernels, uint64_t(r->candidates));
+    results[w - 1] = *r;
+  }
+  const BeamResult &a = *results[0], &b = *results[1];
+  EXPECT_FALSE(a.opts.empty());  // the fake cost rewards opts
+  EXPECT_GE(a.rounds, 2);
+  EXPECT_EQ(a.opts, b.opts);
+  EXPECT_EQ(a.ast, b.ast);
+  EXPECT_EQ(a.best_us, b.best_us);
+  EXPECT_EQ(a.candidates, b.candidates);
+  EXPECT_EQ(a.failed, b.failed);
+  EXPECT_EQ(a.illegal, b.illegal);
+  EXPECT_EQ(a.rounds, b.rounds);
+  expect_valid_result(sink, b);
+}
+
+// The kernel lowered for a GPU: its launch ids (SPECIAL) have no meaning on the host, so the
+// host code generator refuses it, in llvmgen::generate, i.e. on a compile worker.
+Ref gpu_lowered(Ref sink) {
+  auto t = gpu_target("gfx1100");
+  EXPECT_TRUE(t.ok());
+  auto g = gpu_lower(sink, *t, {});
+  EXPECT_TRUE(g.ok()) << g.error().to_string();
+  return g->ast;
+}
+
+TEST(CompileBatch, WorkerFailuresAreReportedPerKernel) {
+  Tensor a = input({8, 16}), b = input({16, 8});
+  const Ref mm = kernel_of(a.matmul(b));
+  const Ref ew = kernel_of((a * a + a).relu());
+  const Ref bad = gpu_lowered(mm);
+  auto rt = fresh_runtime();
+  const Ref sinks[] = {mm, bad, ew, mm};
+  auto ks = rt->compile_batch(sinks, 2);
+  ASSERT_EQ(ks.size(), 4u);
+  ASSERT_TRUE(ks[0].ok()) << ks[0].error().to_string();
+  ASSERT_FALSE(ks[1].ok());
+  // Refused by the code generator (a worker), not by linearize (the calling thread).
+  EXPECT_NE(ks[1].error().message().find("launch index"), std::string::npos)
+      << ks[1].error().to_string();
+  ASSERT_TRUE(ks[2].ok()) << ks[2].error().to_string();
+  ASSERT_TRUE(ks[3].ok()) << ks[3].error().to_string();
+  EXPECT_EQ(*ks[3], *ks[0]);  // the duplicate is the same kernel
+  EXPECT_EQ(rt->compile_times().kernels, 2u);
+  // The batch-compiled kernels compute what compile() on the shared runtime computes.
+  for (size_t i : {size_t(0), size_t(2)}) {
+    const CpuKernel& k = **ks[i];
+    std::vector<CpuBuffer> bufs;
+    for (size_t s = 0; s < k.buffer_dtypes.size(); ++s) {
+      CpuBuffer buf(k.buffer_dtypes[s], size_t(k.buffer_counts[s]));
+      auto* f = static_cast<float*>(buf.data());
+      for (size_t j = 0; j < buf.count(); ++j) f[j] = float(int((j * 5 + s * 3) % 13) - 6) / 4.0f;
+      bufs.push_back(std::move(buf));
+    }
+    std::vector<CpuBuffer*> ptrs;
+    for (auto& buf : bufs) ptrs.push_back(&buf);
+    ASSERT_TRUE(rt->launch(k, ptrs, {}).ok());
+    const auto* f = static_cast<const float*>(bufs[0].data());
+    EXPECT_EQ(std::vector<float>(f, f + bufs[0].count()), run(sinks[i]));
+  }
+}
+
+// The CPU back end, except that candidates with an UNROLL are handed to it as the GPU-lowered
+// kernel, which fails to compile on a worker thread.
+class UnrollFailsBackend final : public BeamBackend {
+ public:
+  UnrollFailsBackend(CpuRuntime& rt, Ref bad) : cpu_(cpu_beam_backend(rt)), bad_(bad) {}
+  std::string device() const override { return cpu_->device(); }
+  const std::vector<Opt>& actions() const override { return cpu_->actions(); }
+  int max_compile_workers() const override { return cpu_->max_compile_workers(); }
+  std::vector<Status> compile(std::span<const BeamCandidate> cands, int workers,
+                              std::vector<double>& compile_s) override {
+    std::vector<BeamCandidate> c(cands.begin(), cands.end());
+    for (auto& x : c)
+      for (const Opt& o : x.kernel->applied())
+        if (o.op == OptOp::kUnroll) {
+          x.ast = bad_;
+          ++broken;
+        }
+    return cpu_->compile(c, workers, compile_s);
+  }
+  Result<double> run(size_t i) override { return cpu_->run(i); }
+  int broken = 0;
+
+ private:
+  std::unique_ptr<BeamBackend> cpu_;
+  Ref bad_;
+};
+
+TEST(Beam, CompileFailuresOnWorkersAreSkippedNotFatal) {
+  const Ref sink = small_matmul();
+  auto rt = fresh_runtime();
+  UnrollFailsBackend backend(*rt, gpu_lowered(sink));
+  BeamOptions o = tiny();
+  o.compile_workers = 2;
+  o.cost = fake_cost;
+  auto r = beam_search(sink, backend, o);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->compile_workers, 2);  // the failures happened on worker threads
+  EXPECT_GT(backend.broken, 0);
+  EXPECT_EQ(r->failed, backend.broken);
+  EXPECT_GT(r->candidates, r->failed + 1);  // the others were timed
+  for (const Opt& op : r->opts) EXPECT_NE(op.op, OptOp::kUnroll);
+  expect_valid_result(sink, *r);
+}
+
+// The CPU back end, except that launching a candidate with an UNROLL "stops the device": that
+// launch fails and healthy() reports the stop from then on.
+class DyingBackend final : public BeamBackend {
+ public:
+  explicit DyingBackend(CpuRuntime& rt) : cpu_(cpu_beam_backend(rt)) {}
+  std::string device() const override { return cpu_->device(); }
+  const std::vector<Opt>& actions() const override { return cpu_->actions(); }
+  std::vector<Status> compile(std::span<const BeamCandidate> cands, int workers,
+                              std::vector<double>& compile_s) override {
+    unroll_.clear();
+    for (const auto& c : cands) {
+      bool u = false;
+      for (const Opt& o : c.kernel->applied()) u |= o.op == OptOp::kUnroll;
+      unroll_.push_back(u);
+    }
+    return cpu_->compile(cands, workers, compile_s);
+  }
+  Result<double> run(size_t i) override {
+    if (dead_ || unroll_[i]) {
+      dead_ = true;
+      return make_error(Errc::kHardware, "test: the device stopped");
+    }
+    return cpu_->run(i);
+  }
+  Status healthy() const override {
+    if (dead_) return make_error(Errc::kHardware, "test: the device stopped");
+    return ok_status();
+  }
+
+ private:
+  std::unique_ptr<BeamBackend> cpu_;
+  std::vector<bool> unroll_;
+  bool dead_ = false;
+};
+
+TEST(Beam, DeviceThatStopsEndsTheSearchWithItsErrorAndCachesNothing) {
+  TempDir dir;
+  const Ref sink = small_matmul();
+  DyingBackend backend(runtime());
+  auto r = beam_search(sink, backend, tiny(dir.path()));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), Errc::kHardware);
+  EXPECT_NE(r.error().to_string().find("UNROLL"), std::string::npos) << r.error().to_string();
+  BeamCache cache(dir.path(), runtime().device(), 2);
+  EXPECT_FALSE(fs::exists(cache.path(sink->hash())));
+}
+
+TEST(Beam, BudgetEndsTheSearchAndIsNotCached) {
+  TempDir dir;
+  const Ref sink = small_matmul();
+  BeamOptions o = tiny(dir.path());
+  o.budget_s = 1e-9;
+  auto r = beam_search(sink, runtime(), o);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_TRUE(r->budget_exhausted);
+  EXPECT_EQ(r->candidates, 1);  // only the unoptimized kernel
+  EXPECT_TRUE(r->opts.empty());
+  BeamCache cache(dir.path(), runtime().device(), 2);
+  EXPECT_FALSE(fs::exists(cache.path(sink->hash())));
+}
+
+TEST(Beam, GpuActionsCoverTheGpuOpts) {
+  const auto& a = gpu_beam_actions();
+  for (OptOp op :
+       {OptOp::kLocal, OptOp::kGroup, OptOp::kGroupTop, OptOp::kUpcast, OptOp::kUnroll, OptOp::kTc})
+    EXPECT_TRUE(std::any_of(a.begin(), a.end(), [&](const Opt& o) { return o.op == op; }))
+        << opt_op_name(op);
+  EXPECT_FALSE(std::any_of(a.begin(), a.end(), [](const Opt& o) {
+    return o.op == OptOp::kThread;  // CPU threads mean nothing on a GPU
+  }));
 }
 
 TEST(Beam, RejectsBadWidth) {
@@ -288,6 +537,17 @@ TEST(BeamCache, OtherDeviceOrWidthMisses) {
     EXPECT_EQ(e.path().extension(), ".txt");
   }
   EXPECT_EQ(files, 1);
+}
+
+TEST(BeamEnv, BudgetParsing) {
+  ::setenv("RAWGPU_BEAM_BUDGET", "2.5", 1);
+  EXPECT_EQ(*beam_budget_from_env(), 2.5);
+  ::setenv("RAWGPU_BEAM_BUDGET", "-1", 1);
+  EXPECT_FALSE(beam_budget_from_env().ok());
+  ::setenv("RAWGPU_BEAM_BUDGET", "soon", 1);
+  EXPECT_FALSE(beam_budget_from_env().ok());
+  ::unsetenv("RAWGPU_BEAM_BUDGET");
+  EXPECT_EQ(*beam_budget_from_env(), 0.0);
 }
 
 TEST(BeamEnv, WidthParsing) {

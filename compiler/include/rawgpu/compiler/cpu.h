@@ -60,6 +60,7 @@ struct CpuKernel {
   Program program;        // buffers, vars, cost estimates (the IR lives in the caller's Context)
   std::vector<Opt> opts;  // the optimizer opts applied to the AST (heuristic or explicit)
   void* entry = nullptr;
+  double compile_s = 0;  // seconds spent compiling it (linearize + LLVM + link)
   // Per buffer slot: dtype and declared element count (BUFFER arg (slot, count); -1 unknown).
   std::vector<DType> buffer_dtypes;
   std::vector<int64_t> buffer_counts;
@@ -111,6 +112,14 @@ class CpuRuntime {
   // the same structural hash. The returned kernel lives as long as the runtime.
   // Compiles exactly `sink` (no optimizer opts).
   Result<const CpuKernel*> compile(Ref sink);
+  // compile() of several ASTs with the LLVM work of the cache misses (IR construction, pass
+  // pipeline, machine code) spread over up to `workers` threads, each with its own LLVMContext
+  // and TargetMachine (1: all on this thread). Lowering and linearizing (which create IR
+  // nodes) and linking into the JIT stay on the calling thread; the workers only read the
+  // linearized programs, so no other thread may use the ASTs' Context meanwhile. Result i is
+  // the kernel of sinks[i] or why it failed; one failure does not stop the others. The kernels
+  // are identical to compile()'s (same pipeline, same target machine configuration).
+  std::vector<Result<const CpuKernel*>> compile_batch(std::span<const Ref> sinks, int workers);
   // Compiles `sink` with exactly these opts (none: the plain kernel). Errors: the
   // KernelOptError of an illegal opt, or compile errors. Cached by the optimized AST's hash.
   Result<const CpuKernel*> compile_with_opts(Ref sink, std::span<const Opt> opts);

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rawgpu/compiler/search.h"
 #include "rawgpu/drivers/amd/device.h"
 #include "rawgpu/frontend/device.h"
 
@@ -34,8 +35,29 @@ struct AmdDeviceConfig {
   // instruction tile) are compiled for the target's tensor cores (WMMA on RDNA3/RDNA4) first;
   // a kernel the tensor-core matcher refuses (a KernelOptError) takes the ordinary path.
   bool tensor_cores = true;
+  // BEAM search (RAWGPU_BEAM=n, compiler/search.h): how one candidate launch is measured. Called
+  // with a function that launches the kernel and waits for it; returns the launch's cost in
+  // microseconds. Empty: the wall time of launch + wait. The simulated GPUs count emulated
+  // instructions instead (sim_devices.h). `measure_name` names the measure in the BEAM cache
+  // key ("wall" when `measure` is empty), so timings of different measures never mix.
+  std::function<Result<double>(const std::function<Status()>& launch)> measure;
+  std::string measure_name;
+  // BEAM searches run their candidates on a separate device of the same kind made by this
+  // factory (created on first use, replaced after a candidate faults it), so a faulting
+  // candidate is skipped and this device's queue keeps running. Empty: candidates run on this
+  // device, and a fault ends the search with its error.
+  std::function<Result<std::unique_ptr<Device>>()> beam_device;
 };
 
 Result<std::unique_ptr<Device>> make_amd_device(AmdDeviceConfig config);
+
+// The BEAM back end of a device made by make_amd_device (what RAWGPU_BEAM uses for its kernels:
+// candidates compiled for the device's target, launched through its queue on scratch buffers,
+// measured by AmdDeviceConfig::measure). Candidates that need scratch memory (register spills)
+// are skipped: the device seam sets up none. A candidate that faults is skipped when the device
+// has a beam_device factory (AmdDeviceConfig), else it stops the device's queue, which ends the
+// search with that error. Errors: kInvalidArgument for another kind of device.
+// The back end must not outlive the device.
+Result<std::unique_ptr<compiler::BeamBackend>> amd_beam_backend(Device& device);
 
 }  // namespace rawgpu::frontend
