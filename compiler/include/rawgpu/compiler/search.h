@@ -58,7 +58,7 @@
 namespace rawgpu::compiler {
 
 // Bumped whenever lowering or code generation changes what an opt list means for speed.
-inline constexpr std::string_view kBeamCacheVersion = "beam-cache-1";
+inline constexpr std::string_view kBeamCacheVersion = "beam-cache-2";
 
 struct BeamOptions {
   int width = 2;                  // candidates kept per round (RAWGPU_BEAM)
