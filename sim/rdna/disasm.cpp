@@ -173,8 +173,7 @@ std::string dpp_suffix(unsigned src0_code, uint32_t d) {
 bool starts(std::string_view m, std::string_view p) { return m.starts_with(p); }
 bool has(std::string_view m, std::string_view p) { return m.find(p) != std::string_view::npos; }
 
-std::string sopp_waitcnt(uint32_t imm, bool g12) {
-  (void)g12;
+std::string sopp_waitcnt(uint32_t imm) {
   const unsigned exp = imm & 7, lgkm = (imm >> 4) & 0x3F, vm = (imm >> 10) & 0x3F;
   const bool all_max = exp == 7 && lgkm == 0x3F && vm == 0x3F;
   std::string s;
@@ -543,7 +542,7 @@ struct Printer {
         const uint32_t imm = w0 & 0xFFFF;
         if (tpl.empty()) return info.mnemonic;
         const std::string_view t0 = tpl[0];
-        if (t0.starts_with("vmcnt")) return info.mnemonic + sopp_waitcnt(imm, g12);
+        if (t0.starts_with("vmcnt")) return info.mnemonic + sopp_waitcnt(imm);
         if (m == "s_delay_alu") return info.mnemonic + delay_alu(imm);
         if (t0.starts_with("0x")) return info.mnemonic + strformat(" 0x%x", imm);
         if (starts(m, "s_branch") || starts(m, "s_cbranch"))

@@ -9,8 +9,10 @@
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "isa.h"
@@ -512,6 +514,7 @@ struct Emulator::Impl {
     std::atomic<uint64_t> next{0};             // next workgroup index to claim
     std::atomic<uint64_t> lowest_fail{~0ull};  // lowest failing workgroup index so far
     std::atomic<uint64_t> budget{0};           // instruction budget pool, taken in chunks
+    unsigned nthreads = 1;
     std::mutex err_mu;
   };
   Shared* sh = nullptr;
@@ -990,6 +993,13 @@ struct Emulator::Impl {
           sw = rtn ? w[2] : w[1];
           dw = rtn ? w[0] : 0;
           if (m.find("cmpswap") != std::string_view::npos && rtn) dw = static_cast<uint8_t>(sw / 2);
+          // At least the registers execution touches (data, compare value, 64-bit halves),
+          // whatever the table's sample form says, so the range check below covers them.
+          const uint8_t words = m.find("64") != std::string_view::npos ? 2 : 1;
+          const uint8_t need =
+              static_cast<uint8_t>((m.find("cmpswap") != std::string_view::npos ? 2 : 1) * words);
+          sw = std::max(sw, need);
+          if (rtn) dw = std::max(dw, words);
         } else {
           dw = w[0];
         }
@@ -1292,7 +1302,11 @@ struct Emulator::Impl {
       const unsigned off = static_cast<unsigned>(a - base);
       const unsigned take = std::min(4 - off, n - done);
       uint32_t word = 0;
+      // A partial dword is a read-modify-write: with workgroups on several threads, hold the
+      // memory lock across both halves so a neighbour's bytes in the same dword survive.
+      std::unique_lock<std::recursive_mutex> rmw;
       if (take != 4) {
+        if (sh) rmw = std::unique_lock<std::recursive_mutex>(sh->mem);
         auto r = rd32(base);
         if (!r) return mem_fault(u, lane, a, r.error());
         word = *r;
@@ -2616,12 +2630,13 @@ struct Emulator::Impl {
       case v_mul_u32_u24: LANES((a & 0xFFFFFF) * (b & 0xFFFFFF))
       case v_mul_hi_u32_u24:
         LANES(static_cast<uint32_t>((uint64_t{a & 0xFFFFFF} * (b & 0xFFFFFF)) >> 32))
+      // 24-bit signed products need up to 47 bits: multiply in 64 bits, keep the low 32.
       case v_mul_i32_i24:
-        LANES(static_cast<uint32_t>((static_cast<int32_t>(a << 8) >> 8) *
+        LANES(static_cast<uint32_t>(int64_t{static_cast<int32_t>(a << 8) >> 8} *
                                     (static_cast<int32_t>(b << 8) >> 8)))
       case v_mad_u32_u24: LANES((a & 0xFFFFFF) * (b & 0xFFFFFF) + c)
       case v_mad_i32_i24:
-        LANES(static_cast<uint32_t>((static_cast<int32_t>(a << 8) >> 8) *
+        LANES(static_cast<uint32_t>(int64_t{static_cast<int32_t>(a << 8) >> 8} *
                                     (static_cast<int32_t>(b << 8) >> 8)) +
               c)
       case v_and_b32: LANES(a & b)
@@ -3110,9 +3125,13 @@ struct Emulator::Impl {
     for (;;) {
       if (u == nullptr) u = RG_TRY(uop_at(w.pc));
       if (budget == 0 && sh) {  // a worker takes the next chunk of the dispatch's budget
+        // Chunks shrink with the pool (a quarter of each worker's share, at most 16 Ki), so
+        // little budget sits unused in other workers when the pool runs dry; workers return
+        // what they hold when they finish.
         uint64_t have = sh->budget.load(std::memory_order_relaxed), take = 0;
         do {
-          take = std::min<uint64_t>(have, 1u << 14);
+          take = std::min<uint64_t>(
+              have, std::clamp<uint64_t>(have / (4 * uint64_t{sh->nthreads}), 1, 1u << 14));
         } while (take && !sh->budget.compare_exchange_weak(have, have - take));
         budget = take;
       }
@@ -3360,6 +3379,7 @@ struct Emulator::Impl {
   Status run_threaded(uint64_t ngroups, unsigned nthreads) {
     Shared shared;
     shared.budget = e.options_.max_instructions;
+    shared.nthreads = nthreads;
     const bool faulted_before = e.gpu_->fault_state().faulted;
     std::vector<std::unique_ptr<Impl>> workers;
     std::vector<Stats> wstats(nthreads);
@@ -3376,6 +3396,10 @@ struct Emulator::Impl {
     FaultAccess first_fault;
     auto body = [&](Impl& w) {
       std::vector<Wave> waves;
+      struct GiveBack {  // unused budget goes back to the pool for the workers still running
+        Impl& w;
+        ~GiveBack() { w.sh->budget.fetch_add(std::exchange(w.budget, 0)); }
+      } give_back{w};
       for (;;) {
         const uint64_t idx = shared.next.fetch_add(1);
         if (idx >= ngroups || idx > shared.lowest_fail.load()) return;
@@ -3392,7 +3416,14 @@ struct Emulator::Impl {
       }
     };
     std::vector<std::thread> pool;
-    for (unsigned i = 1; i < nthreads; ++i) pool.emplace_back(body, std::ref(*workers[i]));
+    for (unsigned i = 1; i < nthreads; ++i) {
+      // A thread the system refuses is just a worker fewer: groups are claimed dynamically.
+      try {
+        pool.emplace_back(body, std::ref(*workers[i]));
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
     body(*workers[0]);
     for (auto& t : pool) t.join();
     for (unsigned i = 0; i < nthreads; ++i) {
