@@ -13,6 +13,7 @@
 #include <llvm/TargetParser/Host.h>
 
 #include <chrono>
+#include <ctime>
 #include <mutex>
 
 #include "llvm_target.h"
@@ -106,6 +107,14 @@ Result<std::unique_ptr<CpuJit>> CpuJit::create(int opt_level) {
 std::string CpuJit::triple() const { return impl_->jit->getTargetTriple().str(); }
 std::string CpuJit::host_cpu() const { return llvm::sys::getHostCPUName().str(); }
 
+namespace {
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+}  // namespace
+
 Result<KernelEntry> CpuJit::compile(const Program& p, const std::string& name, Times* times) {
   Object obj = RG_TRY(compile_object(p, name, 0, times));
   return link(std::move(obj), times);
@@ -116,6 +125,7 @@ Result<CpuJit::Object> CpuJit::compile_object(const Program& p, const std::strin
   using Clock = std::chrono::steady_clock;
   llvm::TargetMachine* tm = RG_TRY(impl_->machine(slot));
   const auto t0 = Clock::now();
+  const double cpu0 = thread_cpu_seconds();
   auto ctx = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> mod = RG_TRY(llvmgen::generate(p, *impl_->hooks, *ctx, name));
   const auto t1 = Clock::now();
@@ -159,6 +169,7 @@ Result<CpuJit::Object> CpuJit::compile_object(const Program& p, const std::strin
   if (times) {
     times->ir_s = std::chrono::duration<double>(t1 - t0).count();
     times->codegen_s = std::chrono::duration<double>(Clock::now() - t1).count();
+    times->cpu_s = thread_cpu_seconds() - cpu0;
   }
   return obj;
 }

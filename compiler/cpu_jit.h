@@ -28,6 +28,9 @@ class CpuJit {
   // Equivalent to link(compile_object(p, name, 0, times)).
   struct Times {
     double ir_s = 0, codegen_s = 0;
+    // CPU seconds of the compiling thread in compile_object (independent of how many workers
+    // share the cores, unlike the wall-clock figures above).
+    double cpu_s = 0;
   };
   Result<KernelEntry> compile(const Program& p, const std::string& name, Times* times = nullptr);
 

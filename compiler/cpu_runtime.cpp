@@ -330,7 +330,9 @@ Result<const CpuKernel*> CpuRuntime::Impl::finish(std::unique_ptr<CpuKernel> k, 
   times.ir_s += lt.ir_s;
   times.codegen_s += lt.codegen_s;
   k->entry = reinterpret_cast<void*>(e);
-  k->compile_s = lin_s + lt.ir_s + lt.codegen_s;
+  // CPU time for LLVM's part: the per-candidate compile limit must not depend on how many
+  // compile workers share the cores.
+  k->compile_s = lin_s + lt.cpu_s;
   auto& bucket = cache[k->hash.lo];
   bucket.push_back(std::move(k));
   ++cached;

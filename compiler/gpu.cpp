@@ -520,6 +520,16 @@ Result<ProgramSpec> compile_gpu(Ref sink, std::string_view name, const GpuTarget
                                     [&](Op op, DType t) { return needs_soft_math(target, op, t); });
   s.times.lower_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
+  // GPU vector accesses are at most 16 bytes (global_load_b128, ld.global.v4) and may not
+  // promise more alignment than buffers get (arena views are 64-byte, LDS 16-byte aligned);
+  // the host target allows up to the 64-byte arena granule.
+  const int max_vec = target.arch == GpuArch::kHost ? 64 : 16;
+  if (options.vector_bytes != 0 && (options.vector_bytes < 0 || options.vector_bytes > max_vec ||
+                                    (options.vector_bytes & (options.vector_bytes - 1)) != 0))
+    return make_error(Errc::kInvalidArgument,
+                      "compiling %s for %s: GpuOptions::vector_bytes %d is not 0 or a power of "
+                      "two up to %d",
+                      s.name.c_str(), target.name.c_str(), options.vector_bytes, max_vec);
   LowerOptions lo;
   lo.max_vector_bytes = options.vector_bytes;
   lo.buffer_align = options.vector_bytes;

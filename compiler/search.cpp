@@ -102,6 +102,8 @@ class Scratch {
                           k.name.c_str());
       auto& b = bufs_[i];
       if (!b || b->dtype() != t || b->count() < size_t(n)) {
+        // Candidates compiled earlier in the round still point at the old buffer: keep it.
+        if (b) retired_.push_back(std::move(b));
         b = std::make_unique<CpuBuffer>(t, size_t(n));
         fill_ones(*b);
       }
@@ -112,6 +114,7 @@ class Scratch {
 
  private:
   std::vector<std::unique_ptr<CpuBuffer>> bufs_;
+  std::vector<std::unique_ptr<CpuBuffer>> retired_;  // replaced, alive until the search ends
 };
 
 // The host CPU: candidates compiled together by CpuRuntime::compile_batch, launched on scratch

@@ -60,7 +60,7 @@ struct CpuKernel {
   Program program;        // buffers, vars, cost estimates (the IR lives in the caller's Context)
   std::vector<Opt> opts;  // the optimizer opts applied to the AST (heuristic or explicit)
   void* entry = nullptr;
-  double compile_s = 0;  // seconds spent compiling it (linearize + LLVM + link)
+  double compile_s = 0;  // seconds spent compiling it (linearize + CPU time in LLVM)
   // Per buffer slot: dtype and declared element count (BUFFER arg (slot, count); -1 unknown).
   std::vector<DType> buffer_dtypes;
   std::vector<int64_t> buffer_counts;
