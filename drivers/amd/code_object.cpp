@@ -489,8 +489,9 @@ Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes) {
   }
   if (co.segments.empty()) return parse_error("code object has no PT_LOAD segment");
   co.image.assign(image_end, 0);
-  for (const auto& s : co.segments)
-    std::memcpy(co.image.data() + s.vaddr, bytes.data() + s.file_offset, s.file_size);
+  for (const auto& s : co.segments)  // (an all-empty image has no data() to copy into)
+    if (s.file_size != 0)
+      std::memcpy(co.image.data() + s.vaddr, bytes.data() + s.file_offset, s.file_size);
 
   // Dynamic relocations would have to be applied at load time; lld emits none for code
   // objects without global data pointers. Reject the others until a kernel needs them.
