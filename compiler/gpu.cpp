@@ -170,10 +170,18 @@ Result<GpuKernel> gpu_lower(Ref sink, const GpuTarget& target, const GpuOptions&
           const int64_t size = r->src(0)->arg().as_int();
           if (size % lanes != 0 || size < lanes) continue;
           const Op rop = n->arg().as_op();
-          const Ref r2 = c.range(size / lanes, ++max_axis, kAxisReduce);
-          const Ref idx = opt.group_top ? lane * (size / lanes) + r2 : r2 * lanes + lane;
-          const Ref v2 = substitute(n->src(0), {{r, idx}});
-          const Ref partial = c.make(Op::kReduce, n->dtype(), {v2, r2}, Arg::op(rop));
+          // One element per lane (size == lanes): the lane's value is its partial; a REDUCE
+          // over a range of size 1 would lose that range to simplification (a REDUCE must
+          // close a RANGE).
+          Ref partial;
+          if (size == lanes) {
+            partial = substitute(n->src(0), {{r, lane}});
+          } else {
+            const Ref r2 = c.range(size / lanes, ++max_axis, kAxisReduce);
+            const Ref idx = opt.group_top ? lane * (size / lanes) + r2 : r2 * lanes + lane;
+            const Ref v2 = substitute(n->src(0), {{r, idx}});
+            partial = c.make(Op::kReduce, n->dtype(), {v2, r2}, Arg::op(rop));
+          }
           const int64_t la[] = {local_slot++, lanes, kBufferLocal};
           const Ref lb = c.make(Op::kBuffer, n->dtype(), {}, Arg::ints(la));
           const Ref st = c.make(Op::kStore, DType::kVoid,

@@ -211,9 +211,7 @@ const std::vector<Opt>& gpu_beam_actions() {
       for (int64_t amt : {0, 2, 4}) v.push_back({OptOp::kUnroll, axis, amt});
     for (int64_t a = 0; a < 3; ++a)
       for (int64_t b = a + 1; b < 3; ++b) v.push_back({OptOp::kSwap, a, b});
-    // No NOLOCALS: on sim:gfx1100 a NOLOCALS candidate of the demo's conv block faulted reading
-    // address 0 (s_load_b32), which stops the device's queue for good; to be investigated
-    // before it is searched by default (BeamOptions::actions can still name it).
+    v.push_back({OptOp::kNoLocals, 0, 0});
     v.push_back({OptOp::kTc, 0, 0});
     return v;
   }();

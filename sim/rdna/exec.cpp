@@ -750,7 +750,13 @@ struct Emulator::Impl {
                         e.options_.kernel_name.c_str(), hex(pc).c_str(),
                         d.error().message().c_str());
     }
-    const Instruction in = *d;
+    Instruction in = *d;
+    // The generated tables list v_writelane_b32 as VOP3SD (LLVM's operand text "v0, s0, s0"
+    // looks like one), but it is plain VOP3: src0 the value, src1 the lane select, no SGPR
+    // destination. Read as VOP3SD its lane select was dropped (a write to an undefined lane),
+    // which broke LLVM's SGPR spills to VGPR lanes.
+    if (in.format == Format::kVOP3SD && in.info->mnemonic == std::string_view("v_writelane_b32"))
+      in.format = Format::kVOP3;
     auto u = std::make_unique<Uop>();
     u->pc = pc;
     u->size = in.size;
@@ -1724,6 +1730,9 @@ struct Emulator::Impl {
       case s_fmac_f32: d = U(std::fma(F(a), F(b), F(scalar32(w, u, 2)))); break;
       case s_fmamk_f32: d = U(std::fma(F(a), F(static_cast<uint32_t>(u.cval[1])), F(b))); break;
       case s_fmaak_f32: d = U(std::fma(F(a), F(b), F(static_cast<uint32_t>(u.cval[1])))); break;
+      // gfx12: IEEE-754 2019 minimumNumber/maximumNumber (a quiet NaN operand loses).
+      case s_min_num_f32: d = fmax_num(a, b, false); break;
+      case s_max_num_f32: d = fmax_num(a, b, true); break;
       case s_mov_b32: d = a; break;
       case s_mov_b64: set64(A); break;
       case s_cmov_b32:

@@ -25,7 +25,7 @@
                               X(s_pack_hh_b32_b16) X(s_pack_hl_b32_b16) X(s_absdiff_i32)                                                                             \
                                   X(s_add_nc_u64) X(s_sub_nc_u64) X(s_mul_u64) X(s_add_f32)                                                                          \
                                       X(s_sub_f32) X(s_mul_f32) X(s_fmac_f32) X(s_fmamk_f32)                                                                         \
-                                          X(s_fmaak_f32) /* SOPK */                                                                                                  \
+                                          X(s_fmaak_f32) X(s_min_num_f32) X(s_max_num_f32) /* SOPK */                                                                                                  \
       X(s_movk_i32) X(s_cmovk_i32) X(s_addk_i32) X(s_mulk_i32) X(s_version) X(s_getreg_b32)                                                                          \
           X(s_setreg_b32) X(s_setreg_imm32_b32) X(s_cmpk_eq_i32) X(s_cmpk_lg_i32) X(s_cmpk_gt_i32)                                                                   \
               X(s_cmpk_ge_i32) X(s_cmpk_lt_i32) X(s_cmpk_le_i32) X(s_cmpk_eq_u32) X(s_cmpk_lg_u32)                                                                   \

@@ -430,8 +430,8 @@ TEST(Beam, BudgetEndsTheSearchAndIsNotCached) {
 
 TEST(Beam, GpuActionsCoverTheGpuOpts) {
   const auto& a = gpu_beam_actions();
-  for (OptOp op :
-       {OptOp::kLocal, OptOp::kGroup, OptOp::kGroupTop, OptOp::kUpcast, OptOp::kUnroll, OptOp::kTc})
+  for (OptOp op : {OptOp::kLocal, OptOp::kGroup, OptOp::kGroupTop, OptOp::kUpcast, OptOp::kUnroll,
+                   OptOp::kNoLocals, OptOp::kTc})
     EXPECT_TRUE(std::any_of(a.begin(), a.end(), [&](const Opt& o) { return o.op == op; }))
         << opt_op_name(op);
   EXPECT_FALSE(std::any_of(a.begin(), a.end(), [](const Opt& o) {

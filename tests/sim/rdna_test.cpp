@@ -694,6 +694,79 @@ TEST_P(Exec, InlineConstantOneOverTwoPiIsNotAliased) {
 
 // GFX12's pseudo-scalar transcendentals (VOP3 with an SGPR destination): f16 and f32 forms
 // with SGPR, inline-constant and abs-modified sources; results land in the SGPRs.
+// SGPR spills to VGPR lanes (LLVM's v_writelane/v_readlane pairs, as in kernels with more live
+// scalars than SGPRs): values written into lanes of a VGPR, high SGPRs included, come back
+// unchanged through v_readlane, whatever the other lanes do in between.
+TEST_P(Exec, WritelaneReadlaneRoundTrip) {
+  const std::string text =
+      "s_load_b64 s[4:5], s[0:1], 0x0\n"
+      "s_mov_b32 s96, 0x12345678\n"
+      "s_mov_b32 s97, 0x9abcdef0\n"
+      "s_mov_b32 s103, 0x55aa55aa\n"
+      "v_mov_b32 v42, 7\n"
+      "v_writelane_b32 v42, s96, 0\n"
+      "v_writelane_b32 v42, s97, 1\n"
+      "v_writelane_b32 v42, s103, 7\n"
+      "s_mov_b32 s96, 0\n"
+      "s_mov_b32 s97, 0\n"
+      "s_mov_b32 s103, 0\n"
+      "v_readlane_b32 s10, v42, 0\n"
+      "v_readlane_b32 s11, v42, 1\n"
+      "v_readlane_b32 s12, v42, 7\n"
+      "v_readlane_b32 s13, v42, 2\n" +
+      wait_km() + "\n" +
+      [] {
+        std::string st;
+        for (int i = 0; i < 4; ++i)
+          st += strformat("v_mov_b32 v1, s%d\nv_mov_b32 v2, %d\nglobal_store_b32 v2, v1, s[4:5]\n",
+                          10 + i, 4 * i);
+        return st;
+      }() +
+      "s_endpgm\n";
+  LOAD_OR_SKIP(text);
+  DeviceBuffer out = buffer(64);
+  DeviceBuffer ka = kernargs({out.va.raw()});
+  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {32, 1, 1}, rsrc2(2, false))));
+  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  EXPECT_EQ(y[0], 0x12345678u);
+  EXPECT_EQ(y[1], 0x9abcdef0u);
+  EXPECT_EQ(y[2], 0x55aa55aau);
+  EXPECT_EQ(y[3], 7u);
+}
+
+// gfx12 SALU float min/max (LLVM selects them for uniform relu/max): minimumNumber and
+// maximumNumber semantics, a quiet NaN operand loses.
+TEST_P(Exec, ScalarFloatMinMaxNum) {
+  if (!g12()) GTEST_SKIP() << "SKIPPED: s_min_num_f32/s_max_num_f32 exist on gfx12 only";
+  const std::string text =
+      "s_load_b64 s[4:5], s[0:1], 0x0\n"
+      "s_mov_b32 s10, 0xc0000000\n"  // -2.0
+      "s_mov_b32 s11, 0x3fc00000\n"  // 1.5
+      "s_mov_b32 s12, 0x7fc00000\n"  // quiet NaN
+      "s_max_num_f32 s20, s10, 0\n"
+      "s_min_num_f32 s21, s10, s11\n"
+      "s_max_num_f32 s22, s12, s11\n"
+      "s_min_num_f32 s23, s10, s12\n" +
+      wait_km() + "\n" +
+      [] {
+        std::string st;
+        for (int i = 0; i < 4; ++i)
+          st += strformat("v_mov_b32 v1, s%d\nv_mov_b32 v2, %d\nglobal_store_b32 v2, v1, s[4:5]\n",
+                          20 + i, 4 * i);
+        return st;
+      }() +
+      "s_endpgm\n";
+  LOAD_OR_SKIP(text);
+  DeviceBuffer out = buffer(64);
+  DeviceBuffer ka = kernargs({out.va.raw()});
+  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
+  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  EXPECT_EQ(y[0], 0u);           // max(-2, 0)
+  EXPECT_EQ(y[1], 0xc0000000u);  // min(-2, 1.5)
+  EXPECT_EQ(y[2], 0x3fc00000u);  // max(NaN, 1.5)
+  EXPECT_EQ(y[3], 0xc0000000u);  // min(-2, NaN)
+}
+
 TEST_P(Exec, PseudoScalarTranscendentalsWriteSgprs) {
   if (!g12()) GTEST_SKIP() << "SKIPPED: v_s_* exist on gfx12 only";
   const std::string text =
