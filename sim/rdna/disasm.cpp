@@ -254,7 +254,7 @@ struct Printer {
       const unsigned s1 = (w1 >> 9) & 0x1FF, s2 = (w1 >> 18) & 0x1FF;
       if (starts(m, "v_cmpx")) {
         fields = {src0, s1, s2};
-      } else if (f == Format::kVOP3SD && !starts(m, "v_writelane")) {
+      } else if (f == Format::kVOP3SD) {
         fields = {256 + (w0 & 0xFF), (w0 >> 8) & 0x7F, src0, s1, s2};
       } else {
         fields = {256 + (w0 & 0xFF), src0, s1, s2};
@@ -265,8 +265,7 @@ struct Printer {
                          : false;
     uint32_t dword = 0;
     const bool has_dst = f != Format::kVOPC && !(vop3 && starts(m, "v_cmpx"));
-    const unsigned first_src =
-        has_dst ? (f == Format::kVOP3SD && !starts(m, "v_writelane") ? 2 : 1) : 0;
+    const unsigned first_src = has_dst ? (f == Format::kVOP3SD ? 2 : 1) : 0;
     if (dpp) {
       dword = vop3 ? in.words[2] : in.words[1];
       fields[first_src] = 256 + (dword & 0xFF);  // the DPP dword's low byte is the real src0

@@ -750,13 +750,7 @@ struct Emulator::Impl {
                         e.options_.kernel_name.c_str(), hex(pc).c_str(),
                         d.error().message().c_str());
     }
-    Instruction in = *d;
-    // The generated tables list v_writelane_b32 as VOP3SD (LLVM's operand text "v0, s0, s0"
-    // looks like one), but it is plain VOP3: src0 the value, src1 the lane select, no SGPR
-    // destination. Read as VOP3SD its lane select was dropped (a write to an undefined lane),
-    // which broke LLVM's SGPR spills to VGPR lanes.
-    if (in.format == Format::kVOP3SD && in.info->mnemonic == std::string_view("v_writelane_b32"))
-      in.format = Format::kVOP3;
+    const Instruction in = *d;
     auto u = std::make_unique<Uop>();
     u->pc = pc;
     u->size = in.size;

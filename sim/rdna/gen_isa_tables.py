@@ -209,7 +209,7 @@ def main():
             rest = text[len(mn):].strip()
             toks = [t.strip() for t in rest.split(",")] if rest else []
             if len(toks) >= 2 and re.match(r"^(s\d+|s\[\d+:\d+\]|vcc_lo|vcc|null)$", toks[1]) \
-                    and not mn.startswith(("v_readlane", "v_readfirstlane", "v_cmp")) \
+                    and not mn.startswith(("v_readlane", "v_readfirstlane", "v_writelane", "v_cmp")) \
                     and not toks[0].startswith("s") and not toks[0].startswith("vcc"):
                 fmt = "VOP3SD"
         if fmt == "VOPD":  # one entry per X opcode and per Y opcode
