@@ -2054,6 +2054,19 @@ struct Emulator::Impl {
   //     C/D pack elements v = 2j, 2j + 1 in VGPR j (4 VGPRs).
   // Products of f16/bf16 values are exact in double; the k sum and C are added in double and
   // rounded once to the accumulator type (hardware rounding of partial sums is not modelled).
+  // RDNA3 WMMA reads its A/B operands replicated in both half-waves (strict mode checks it):
+  // lanes 16-31 of the `nregs` VGPRs from a0 and b0 must equal lanes 0-15.
+  Status wmma_replicated(Wave& w, const Uop& u, unsigned a0, unsigned b0, unsigned nregs) {
+    for (unsigned r = 0; r < nregs; ++r)
+      for (unsigned l = 0; l < 16; ++l)
+        if (w.vr(a0 + r)[l] != w.vr(a0 + r)[l + 16] || w.vr(b0 + r)[l] != w.vr(b0 + r)[l + 16])
+          return fail(Errc::kHardware, &u,
+                      strformat("WMMA A/B lane %u differs from lane %u in VGPR %u (gfx1100 "
+                                "needs operands replicated across half-waves)",
+                                l + 16, l, r));
+    return {};
+  }
+
   Status exec_wmma(Wave& w, const Uop& u) {
     const std::string_view m = u.info->mnemonic;
     const bool in_bf16 = m.ends_with("_bf16");
@@ -2075,15 +2088,7 @@ struct Emulator::Impl {
     if (!g12) {
       for (unsigned l = 0; l < 16; ++l)
         for (unsigned i = 0; i < 16; ++i) A[l][i] = half_of(a0, l, i), B[i][l] = half_of(b0, l, i);
-      if (e.options_.strict_wait) {  // RDNA3 reads the operands replicated in both half-waves
-        for (unsigned r = 0; r < 8; ++r)
-          for (unsigned l = 0; l < 16; ++l)
-            if (w.vr(a0 + r)[l] != w.vr(a0 + r)[l + 16] || w.vr(b0 + r)[l] != w.vr(b0 + r)[l + 16])
-              return fail(Errc::kHardware, &u,
-                          strformat("WMMA A/B lane %u differs from lane %u in VGPR %u (gfx1100 "
-                                    "needs operands replicated across half-waves)",
-                                    l + 16, l, r));
-      }
+      if (e.options_.strict_wait) RG_TRY(wmma_replicated(w, u, a0, b0, 8));
     } else {
       for (unsigned l = 0; l < 32; ++l)
         for (unsigned i = 0; i < 8; ++i) {
@@ -2158,15 +2163,7 @@ struct Emulator::Impl {
       const uint8_t b = static_cast<uint8_t>(w.vr(base + i / 4)[lane] >> (8 * (i % 4)));
       return sgn ? static_cast<int64_t>(static_cast<int8_t>(b)) : static_cast<int64_t>(b);
     };
-    if (!g12 && e.options_.strict_wait) {  // RDNA3 reads the operands replicated in both halves
-      for (unsigned r = 0; r < 4; ++r)
-        for (unsigned l = 0; l < 16; ++l)
-          if (w.vr(a0 + r)[l] != w.vr(a0 + r)[l + 16] || w.vr(b0 + r)[l] != w.vr(b0 + r)[l + 16])
-            return fail(Errc::kHardware, &u,
-                        strformat("WMMA A/B lane %u differs from lane %u in VGPR %u (gfx1100 "
-                                  "needs operands replicated across half-waves)",
-                                  l + 16, l, r));
-    }
+    if (!g12 && e.options_.strict_wait) RG_TRY(wmma_replicated(w, u, a0, b0, 4));
     int64_t A[16][16] = {}, B[16][16] = {};
     for (unsigned l = 0; l < (g12 ? 32u : 16u); ++l)
       for (unsigned i = 0; i < nbytes; ++i) {

@@ -692,8 +692,15 @@ TEST_P(Exec, InlineConstantOneOverTwoPiIsNotAliased) {
   EXPECT_EQ((y[2] >> 8) & 3, g12() ? 0u : 3u);
 }
 
-// GFX12's pseudo-scalar transcendentals (VOP3 with an SGPR destination): f16 and f32 forms
-// with SGPR, inline-constant and abs-modified sources; results land in the SGPRs.
+// Stores SGPRs s[first .. first+n) to dwords 0..n-1 of the buffer at s[4:5] (kernels below).
+std::string store_sgprs(int first, int n) {
+  std::string st;
+  for (int i = 0; i < n; ++i)
+    st += strformat("v_mov_b32 v1, s%d\nv_mov_b32 v2, %d\nglobal_store_b32 v2, v1, s[4:5]\n",
+                    first + i, 4 * i);
+  return st;
+}
+
 // SGPR spills to VGPR lanes (LLVM's v_writelane/v_readlane pairs, as in kernels with more live
 // scalars than SGPRs): values written into lanes of a VGPR, high SGPRs included, come back
 // unchanged through v_readlane, whatever the other lanes do in between.
@@ -714,15 +721,7 @@ TEST_P(Exec, WritelaneReadlaneRoundTrip) {
       "v_readlane_b32 s11, v42, 1\n"
       "v_readlane_b32 s12, v42, 7\n"
       "v_readlane_b32 s13, v42, 2\n" +
-      wait_km() + "\n" +
-      [] {
-        std::string st;
-        for (int i = 0; i < 4; ++i)
-          st += strformat("v_mov_b32 v1, s%d\nv_mov_b32 v2, %d\nglobal_store_b32 v2, v1, s[4:5]\n",
-                          10 + i, 4 * i);
-        return st;
-      }() +
-      "s_endpgm\n";
+      wait_km() + "\n" + store_sgprs(10, 4) + "s_endpgm\n";
   LOAD_OR_SKIP(text);
   DeviceBuffer out = buffer(64);
   DeviceBuffer ka = kernargs({out.va.raw()});
@@ -747,15 +746,7 @@ TEST_P(Exec, ScalarFloatMinMaxNum) {
       "s_min_num_f32 s21, s10, s11\n"
       "s_max_num_f32 s22, s12, s11\n"
       "s_min_num_f32 s23, s10, s12\n" +
-      wait_km() + "\n" +
-      [] {
-        std::string st;
-        for (int i = 0; i < 4; ++i)
-          st += strformat("v_mov_b32 v1, s%d\nv_mov_b32 v2, %d\nglobal_store_b32 v2, v1, s[4:5]\n",
-                          20 + i, 4 * i);
-        return st;
-      }() +
-      "s_endpgm\n";
+      wait_km() + "\n" + store_sgprs(20, 4) + "s_endpgm\n";
   LOAD_OR_SKIP(text);
   DeviceBuffer out = buffer(64);
   DeviceBuffer ka = kernargs({out.va.raw()});
@@ -767,6 +758,8 @@ TEST_P(Exec, ScalarFloatMinMaxNum) {
   EXPECT_EQ(y[3], 0xc0000000u);  // min(-2, NaN)
 }
 
+// GFX12's pseudo-scalar transcendentals (VOP3 with an SGPR destination): f16 and f32 forms
+// with SGPR, inline-constant and abs-modified sources; results land in the SGPRs.
 TEST_P(Exec, PseudoScalarTranscendentalsWriteSgprs) {
   if (!g12()) GTEST_SKIP() << "SKIPPED: v_s_* exist on gfx12 only";
   const std::string text =
@@ -784,15 +777,7 @@ TEST_P(Exec, PseudoScalarTranscendentalsWriteSgprs) {
       "v_s_rcp_f16 s26, |s14|\n"
       "v_s_sqrt_f32 s27, s15\n"
       "v_s_exp_f16 s28, -s10\n" +
-      wait_km() + "\n" +
-      [] {
-        std::string st;
-        for (int i = 0; i < 9; ++i)
-          st += strformat("v_mov_b32 v1, s%d\nv_mov_b32 v2, %d\nglobal_store_b32 v2, v1, s[4:5]\n",
-                          20 + i, 4 * i);
-        return st;
-      }() +
-      "s_endpgm\n";
+      wait_km() + "\n" + store_sgprs(20, 9) + "s_endpgm\n";
   LOAD_OR_SKIP(text);
   DeviceBuffer out = buffer(64);
   DeviceBuffer ka = kernargs({out.va.raw()});
