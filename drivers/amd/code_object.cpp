@@ -517,6 +517,13 @@ Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes) {
   };
   for (const auto& ph : phdrs) {
     if (ph.p_type != llvm::ELF::PT_NOTE) continue;
+    // LLVM 19's notes() checks p_offset + p_filesz against the file size with a sum that can
+    // wrap; check it here without overflow.
+    if (ph.p_offset > bytes.size() || ph.p_filesz > bytes.size() - ph.p_offset)
+      return parse_error(strformat(
+          "PT_NOTE at offset 0x%llx (0x%llx bytes) lies outside the "
+          "%zu-byte file",
+          (unsigned long long)ph.p_offset, (unsigned long long)ph.p_filesz, bytes.size()));
     llvm::Error err = llvm::Error::success();
     for (const auto& n : elf.notes(ph, err)) {
       Status st = take_note(n);
