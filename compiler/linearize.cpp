@@ -375,14 +375,30 @@ Ref drop_dead_loads(Ref root) {
   }
   return dead.empty() ? root : simplify(substitute(root, dead));
 }
+
+// Likewise a store whose gate simplified to always-false (e.g. the padded lane of an output axis
+// that PADTO grew and UPCAST then expanded) writes nothing: it leaves the kernel, together with
+// the END that closes loops around it.
+Ref drop_dead_stores(Ref sink) {
+  auto dead = [](Ref x) {
+    while (x->op() == Op::kEnd && x->nsrc() >= 1) x = x->src(0);
+    if (x->op() != Op::kStore || x->nsrc() < 1) return false;
+    const Ref idx = x->src(0);
+    return idx->op() == Op::kIndex && idx->nsrc() == 2 && idx->src(1)->is_invalid();
+  };
+  std::vector<Ref> keep;
+  for (Ref s : sink->src())
+    if (!dead(s)) keep.push_back(s);
+  return keep.size() == sink->nsrc() ? sink : sink->ctx().replace_src(sink, keep);
+}
 }  // namespace
 
 Result<Ref> lower(Ref sink, const LowerOptions& options) {
   if (!sink || sink->op() != Op::kSink)
     return make_error(Errc::kInvalidArgument, "lower: the kernel root must be a SINK");
   RG_TRY_CTX(verify(sink, Stage::kKernel), "lower: input kernel AST");
-  Ref out =
-      narrow_index(coalesce_memory(drop_dead_loads(simplify(sink)), options.max_vector_bytes));
+  Ref out = narrow_index(
+      coalesce_memory(drop_dead_stores(drop_dead_loads(simplify(sink))), options.max_vector_bytes));
   RG_TRY_CTX(verify(out, Stage::kKernel), "lower: after simplification and index narrowing");
   return out;
 }

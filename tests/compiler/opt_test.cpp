@@ -459,6 +459,27 @@ TEST(Opt, RandomSequences) {
   EXPECT_GT(applied, 0);
 }
 
+// PADTO then a full UPCAST of the padded output axis: the padded lane's store is gated by a
+// constant-false compare, so its index simplifies to Invalid and the store must leave the kernel
+// (found by RandomSequences, seed 3427865858: the spec rejected INDEX(buf, Invalid)).
+TEST(Opt, PadtoThenFullUpcastDropsThePaddedStore) {
+  Tensor big = input({8, 32});
+  const Ref k = single_kernel(big.sum({1}));
+  ASSERT_TRUE(k);
+  const int64_t i = axis_of(k, AxisType::kLoop);
+  ASSERT_GE(i, 0);
+  const Opt opts[] = {Opt{OptOp::kPadto, i, 3}, Opt{OptOp::kUpcast, i, 0}};
+  check_same(k, opts);
+  auto kk = OptKernel::create(k);
+  ASSERT_TRUE(kk.ok());
+  ASSERT_TRUE(kk->apply_all(opts).ok());
+  auto p = linearize(kk->ast());
+  ASSERT_TRUE(p.ok()) << p.error().to_string();
+  size_t stores = 0;
+  for (const Inst& in : p->insts) stores += in.kind == InstKind::kStore;
+  EXPECT_EQ(stores, 8u) << p->to_string();  // 9 lanes, the 9th lies in the padding
+}
+
 // PADTO on an output axis runs the padded iterations with zero (gated) loads; an integer
 // division by such a loaded value must not trap (SIGFPE) there.
 TEST(Opt, PadtoGuardsIntegerDivision) {
