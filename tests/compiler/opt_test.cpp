@@ -14,6 +14,7 @@
 #include <random>
 #include <unordered_map>
 
+#include "../test_seed.h"
 #include "rawgpu/compiler/cpu.h"
 #include "rawgpu/compiler/linearize.h"
 #include "rawgpu/compiler/opt.h"
@@ -418,8 +419,7 @@ TEST(Opt, StructuralEffects) {
 // Random opt sequences on tiny kernels: each applies cleanly and matches, or fails typed and
 // leaves the kernel unchanged.
 TEST(Opt, RandomSequences) {
-  const char* seed_env = std::getenv("RAWGPU_TEST_SEED");
-  const uint64_t seed = seed_env ? std::strtoull(seed_env, nullptr, 10) : std::random_device{}();
+  const uint64_t seed = rawgpu::test_util::test_seed();
   SCOPED_TRACE("RAWGPU_TEST_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
   Tensor a = input({4, 12}), b = input({12, 6});

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "../test_seed.h"
 #include "rawgpu/compiler/rewrite.h"
 #include "rawgpu/compiler/spec.h"
 
@@ -12,10 +13,7 @@ namespace rawgpu::compiler {
 namespace {
 
 // Fresh seed per run unless RAWGPU_TEST_SEED is set; printed with every failure.
-uint64_t test_seed() {
-  if (const char* s = std::getenv("RAWGPU_TEST_SEED")) return std::strtoull(s, nullptr, 0);
-  return std::random_device()() ^ (static_cast<uint64_t>(std::random_device()()) << 32);
-}
+using rawgpu::test_util::test_seed;
 
 int64_t eval1(Ref e, std::initializer_list<Binding> b) {
   auto r = eval_int(e, std::span<const Binding>(b.begin(), b.size()));

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "../test_seed.h"
 #include "rawgpu/compiler/symbolic.h"
 
 #if RAWGPU_HAVE_Z3
@@ -137,8 +138,7 @@ struct LinearGen {
 };
 
 TEST(SymbolicZ3, SimplificationIsEquivalentOnLargeRanges) {
-  uint64_t seed = std::random_device()();
-  if (const char* s = std::getenv("RAWGPU_TEST_SEED")) seed = std::strtoull(s, nullptr, 0);
+  const uint64_t seed = rawgpu::test_util::test_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   Context ctx;
   std::vector<Ref> vars = {ctx.var("a", 0, 1000000), ctx.var("b", -5000, 5000), ctx.range(4096, 0)};

@@ -20,27 +20,16 @@
 #include <limits>
 #include <random>
 
+#include "../test_seed.h"
+#include "cpu_runtime_fixture.h"
 #include "rawgpu/compiler/cpu.h"
 
 namespace rawgpu::compiler {
 namespace {
 
-uint64_t test_seed() {
-  if (const char* s = std::getenv("RAWGPU_TEST_SEED")) return std::strtoull(s, nullptr, 0);
-  return std::random_device()() ^ (static_cast<uint64_t>(std::random_device()()) << 32);
-}
+using rawgpu::test_util::test_seed;
 
-CpuRuntime& runtime() {
-  static std::unique_ptr<CpuRuntime> rt = [] {
-    auto r = CpuRuntime::create({.threads = 2, .opt_level = 2});
-    if (!r.ok()) {
-      ADD_FAILURE() << r.error().to_string();
-      std::abort();
-    }
-    return std::move(r).take_value();
-  }();
-  return *rt;
-}
+CpuRuntime& runtime() { return test_util::shared_runtime({.threads = 2, .opt_level = 2}); }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <random>
 
+#include "../test_seed.h"
 #include "rawgpu/compiler/opt.h"
 #include "rawgpu/compiler/search.h"
 #include "rawgpu/frontend/amd_device.h"
@@ -224,8 +225,7 @@ std::vector<Tensor> small_programs(const char* device) {
 }
 
 TEST(SimOpt, RandomGpuOptSequencesMatchTheDefaultCompile) {
-  const char* seed_env = std::getenv("RAWGPU_TEST_SEED");
-  const uint64_t seed = seed_env ? std::strtoull(seed_env, nullptr, 10) : std::random_device{}();
+  const uint64_t seed = rawgpu::test_util::test_seed();
   SCOPED_TRACE("RAWGPU_TEST_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
   std::vector<Opt> actions = compiler::gpu_beam_actions();

@@ -16,16 +16,14 @@
 #include <functional>
 #include <random>
 
+#include "../test_seed.h"
 #include "rawgpu/frontend/sim_devices.h"
 #include "rawgpu/frontend/tensor.h"
 
 namespace rawgpu::frontend {
 namespace {
 
-uint64_t fresh_seed() {
-  if (const char* s = std::getenv("RAWGPU_TEST_SEED")) return std::strtoull(s, nullptr, 0);
-  return std::random_device()() ^ (uint64_t(std::random_device()()) << 32);
-}
+uint64_t fresh_seed() { return rawgpu::test_util::test_seed(); }
 
 // ---- a reference n-d array in double ----------------------------------------------------------
 struct Arr {
