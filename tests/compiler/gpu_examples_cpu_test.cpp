@@ -1,5 +1,8 @@
-// The example kernels' data (gpu_example_data: inputs, host references, tolerances): consistent
-// with each kernel's buffers and variables, deterministic per seed, and the output check.
+// The example kernels' data (gpu_example_data: inputs, host references, tolerances) and their
+// numerics on the CPU back end: every example whose AST the CPU runs (all but the tiled matmul,
+// written with GPU launch ids and local tiles) is compiled by CpuRuntime, plain and with the
+// heuristic's opts, and its output compared with the host reference. This both checks the CPU
+// code generation of the examples and the references themselves (independently written loops).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -8,6 +11,7 @@
 #include <cstring>
 #include <set>
 
+#include "rawgpu/compiler/cpu.h"
 #include "rawgpu/compiler/gpu.h"
 
 namespace rawgpu::compiler {
@@ -113,6 +117,69 @@ TEST(GpuExampleData, CheckCountsErrorsNaNsAndShortOutputs) {
   EXPECT_FALSE(c.ok());
   EXPECT_FALSE(check_gpu_example(d, {}).ok());
 }
+
+CpuRuntime& runtime() {
+  static std::unique_ptr<CpuRuntime> rt = [] {
+    auto r = CpuRuntime::create({.threads = 2});
+    if (!r.ok()) {
+      ADD_FAILURE() << r.error().to_string();
+      std::abort();
+    }
+    return std::move(r).take_value();
+  }();
+  return *rt;
+}
+
+class CpuNumerics : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CpuNumerics, ExampleMatchesHostReference) {
+  const std::string& name = GetParam();
+  Context ctx;
+  auto ex = gpu_example(ctx, name);
+  ASSERT_TRUE(ex.ok()) << ex.error().to_string();
+  auto d = gpu_example_data(name);
+  ASSERT_TRUE(d.ok()) << d.error().to_string();
+  for (bool optimized : {false, true}) {
+    SCOPED_TRACE(optimized ? "heuristic opts" : "plain");
+    const auto t0 = std::chrono::steady_clock::now();
+    auto k = optimized ? runtime().compile_optimized(ex->sink) : runtime().compile(ex->sink);
+    ASSERT_TRUE(k.ok()) << k.error().to_string();
+    std::vector<CpuBuffer> bufs;
+    for (size_t i = 0; i < d->buffers.size(); ++i) {
+      bufs.emplace_back(d->dtypes[i], d->buffers[i].size() / size_t(itemsize(d->dtypes[i])));
+      ASSERT_TRUE(bufs.back().copy_in(std::as_bytes(std::span(d->buffers[i]))).ok());
+    }
+    std::vector<CpuBuffer*> ptrs;
+    for (auto& b : bufs) ptrs.push_back(&b);
+    const Status st = runtime().launch(**k, ptrs, d->var_values);
+    ASSERT_TRUE(st.ok()) << st.error().to_string();
+    const auto* out = static_cast<const uint8_t*>(bufs[0].data());
+    const auto c = check_gpu_example(*d, std::span(out, bufs[0].nbytes()));
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_TRUE(c.ok()) << name << " on the CPU: " << c.summary();
+    std::printf("[ numerics ] cpu %s %s (%zu opts; atol %g rtol %g, %.0f ms): %s\n", name.c_str(),
+                optimized ? "heuristic" : "plain", (*k)->opts.size(), d->atol, d->rtol, ms,
+                c.summary().c_str());
+    if (name == "elementwise_n") {  // the masked tail is never written
+      for (size_t i = d->expected_count * 4; i < bufs[0].nbytes(); ++i)
+        ASSERT_EQ(out[i], 0) << "byte " << i << " past n written";
+    }
+  }
+}
+
+std::vector<std::string> cpu_examples() {
+  std::vector<std::string> v;
+  // The tiled matmul uses SPECIAL launch ids and local tiles: GPU only (the host target rejects
+  // it, GpuCompile.ExampleCompilesAndLoads). The tensor-core matmuls' ASTs are plain f16/bf16
+  // matmuls, which the CPU runs (tensor cores are a GPU option).
+  for (std::string_view n : gpu_example_names())
+    if (n != "matmul") v.emplace_back(n);
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, CpuNumerics, ::testing::ValuesIn(cpu_examples()),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace rawgpu::compiler
