@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
@@ -130,6 +131,13 @@ CpuRuntime& runtime() {
   return *rt;
 }
 
+// Input seed for gpu_example_data: RAWGPU_EXAMPLE_SEED, else 1 (the tolerances are derived
+// bounds, not fitted to one seed).
+uint64_t example_seed() {
+  const char* s = std::getenv("RAWGPU_EXAMPLE_SEED");
+  return s ? std::strtoull(s, nullptr, 0) : 1;
+}
+
 class CpuNumerics : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CpuNumerics, ExampleMatchesHostReference) {
@@ -137,7 +145,7 @@ TEST_P(CpuNumerics, ExampleMatchesHostReference) {
   Context ctx;
   auto ex = gpu_example(ctx, name);
   ASSERT_TRUE(ex.ok()) << ex.error().to_string();
-  auto d = gpu_example_data(name);
+  auto d = gpu_example_data(name, example_seed());
   ASSERT_TRUE(d.ok()) << d.error().to_string();
   for (bool optimized : {false, true}) {
     SCOPED_TRACE(optimized ? "heuristic opts" : "plain");
@@ -157,10 +165,12 @@ TEST_P(CpuNumerics, ExampleMatchesHostReference) {
     const auto c = check_gpu_example(*d, std::span(out, bufs[0].nbytes()));
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_TRUE(c.ok()) << name << " on the CPU: " << c.summary();
-    std::printf("[ numerics ] cpu %s %s (%zu opts; atol %g rtol %g, %.0f ms): %s\n", name.c_str(),
-                optimized ? "heuristic" : "plain", (*k)->opts.size(), d->atol, d->rtol, ms,
-                c.summary().c_str());
+    EXPECT_TRUE(c.ok()) << name << " on the CPU, RAWGPU_EXAMPLE_SEED=" << example_seed() << ": "
+                        << c.summary();
+    std::printf("[ numerics ] cpu %s %s seed %llu (%zu opts; atol %g rtol %g, %.0f ms): %s\n",
+                name.c_str(), optimized ? "heuristic" : "plain",
+                static_cast<unsigned long long>(example_seed()), (*k)->opts.size(), d->atol,
+                d->rtol, ms, c.summary().c_str());
     if (name == "elementwise_n") {  // the masked tail is never written
       for (size_t i = d->expected_count * 4; i < bufs[0].nbytes(); ++i)
         ASSERT_EQ(out[i], 0) << "byte " << i << " past n written";

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -77,6 +78,13 @@ double cpu_seconds() {
          double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
 }
 
+// Input seed for gpu_example_data: RAWGPU_EXAMPLE_SEED, else 1 (the tolerances are derived
+// bounds, not fitted to one seed).
+uint64_t example_seed() {
+  const char* s = std::getenv("RAWGPU_EXAMPLE_SEED");
+  return s ? std::strtoull(s, nullptr, 0) : 1;
+}
+
 TEST_P(ExampleSim, MatchesHostReference) {
   const Case& tc = GetParam();
   const std::string& name = tc.example;
@@ -88,7 +96,7 @@ TEST_P(ExampleSim, MatchesHostReference) {
   ASSERT_TRUE(target.ok()) << target.error().to_string();
   auto spec = compiler::compile_gpu(ex->sink, name, *target, ex->options);
   ASSERT_TRUE(spec.ok()) << spec.error().to_string();
-  auto data = compiler::gpu_example_data(name);
+  auto data = compiler::gpu_example_data(name, example_seed());
   ASSERT_TRUE(data.ok()) << data.error().to_string();
   const double compile_ms = ms_since(t0);
 
@@ -152,12 +160,14 @@ TEST_P(ExampleSim, MatchesHostReference) {
   const auto& out = bufs[0];
   const auto c = compiler::check_gpu_example(
       *data, std::span<const uint8_t>(out.cpu, data->buffers[0].size()));
-  EXPECT_TRUE(c.ok()) << name << " on " << target_name(tc.target) << ": " << c.summary();
+  EXPECT_TRUE(c.ok()) << name << " on " << target_name(tc.target)
+                      << ", RAWGPU_EXAMPLE_SEED=" << example_seed() << ": " << c.summary();
   std::printf(
-      "[ numerics ] %s %s: compile %.0f ms, emulate %.0f ms wall / %.2f s CPU (%llu wave "
+      "[ numerics ] %s %s seed %llu: compile %.0f ms, emulate %.0f ms wall / %.2f s CPU (%llu wave "
       "instructions); %s\n",
-      target_name(tc.target), name.c_str(), compile_ms, run_ms, run_cpu_s,
-      static_cast<unsigned long long>(emu_->stats().instructions), c.summary().c_str());
+      target_name(tc.target), name.c_str(), static_cast<unsigned long long>(example_seed()),
+      compile_ms, run_ms, run_cpu_s, static_cast<unsigned long long>(emu_->stats().instructions),
+      c.summary().c_str());
   if (name == "elementwise_n") {  // the masked tail of the last work-group writes nothing
     ASSERT_GT(uint64_t(grid[0]) * local[0], data->expected_count);
     for (size_t i = data->expected_count * 4; i < data->buffers[0].size(); ++i)
