@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct Case {
   Target target;
   std::string example;
 };
+void PrintTo(const Case& c, std::ostream* os) { *os << target_name(c.target) << " " << c.example; }
 
 class ExampleSim : public ::testing::TestWithParam<Case> {
  protected:
