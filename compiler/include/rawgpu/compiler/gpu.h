@@ -156,4 +156,36 @@ struct GpuExample {
 std::span<const std::string_view> gpu_example_names();
 Result<GpuExample> gpu_example(Context& ctx, std::string_view name);
 
+// Deterministic inputs and host reference outputs for an example kernel (gpu_example_data.cpp),
+// shared by the numerics tests (CPU back end, RDNA emulator), the CLI and device harnesses. The
+// references are plain loops written from each example's description (double accumulation,
+// rounded to float once), independent of the compiler. Inputs are small dyadic rationals (small
+// integers for the f16/bf16 tensor-core matmuls), so kernels without transcendental or division
+// ops (reduce_row, matmul, conv2d, matmul_tc*, elementwise_n) are exact in f32 in any summation
+// order (atol = rtol = 0); the others carry a tolerance justified where they are built.
+struct GpuExampleData {
+  std::vector<DType> dtypes;                  // per buffer slot
+  std::vector<std::vector<uint8_t>> buffers;  // per slot: initial bytes (slot 0, the output, zero)
+  std::vector<int64_t> var_values;            // values of ProgramSpec::vars, in that order
+  std::vector<float> expected;                // the first expected_count elements of slot 0 after
+  size_t expected_count = 0;                  // the kernel (f32 output in every example)
+  // An element passes when |got - want| <= atol + rtol * |want| (and is not NaN).
+  double atol = 0, rtol = 0;
+};
+// Errors: an unknown name is kNotFound (as gpu_example). Seeds give different inputs.
+Result<GpuExampleData> gpu_example_data(std::string_view name, uint64_t seed = 1);
+
+// Slot 0's bytes after a run compared with GpuExampleData::expected.
+struct GpuExampleCheck {
+  size_t checked = 0, failures = 0;  // elements compared / outside atol + rtol * |want| (or NaN)
+  double max_abs_err = 0;            // max |got - want| (infinity for NaN)
+  double max_rel_err = 0;            // max |got - want| / |want| over want != 0
+  size_t worst = 0;                  // index of the element with the largest error / tolerance
+  float worst_got = 0, worst_want = 0;
+  bool ok() const { return failures == 0 && checked > 0; }
+  std::string summary() const;  // "65536 checked, 0 failed, max abs 2.4e-07, max rel ..."
+};
+// Fewer than expected_count floats in `output` count as failures.
+GpuExampleCheck check_gpu_example(const GpuExampleData& data, std::span<const uint8_t> output);
+
 }  // namespace rawgpu::compiler
