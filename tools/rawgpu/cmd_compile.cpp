@@ -101,6 +101,37 @@ const char* bin_ext(const ProgramSpec& s) {
   return nullptr;
 }
 
+// --data: the example's inputs, its host reference (compiler::gpu_example_data) and launch.txt,
+// the launch description tools/cuda_check runs on a real GPU (format:
+// tools/cuda_check/cuda_check.cpp).
+Status write_data(const fs::path& dir, const ProgramSpec& s, const char* binary_file) {
+  const GpuExampleData d = RG_TRY(gpu_example_data(s.name));
+  const std::array<int64_t, 3> grid = RG_TRY(launch_global(s, d.var_values));
+  auto bytes_of = [](const auto& v) {
+    return std::string_view(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
+  };
+  std::string launch = strformat(
+      "# %s for %s: written by rawgpu compile --data, run by tools/cuda_check\n"
+      "kernel %s\nbinary %s\ngrid %lld %lld %lld\nblock %lld %lld %lld\n",
+      s.name.c_str(), s.target.name.c_str(), s.name.c_str(), binary_file, (long long)grid[0],
+      (long long)grid[1], (long long)grid[2], (long long)s.gpu.local[0], (long long)s.gpu.local[1],
+      (long long)s.gpu.local[2]);
+  for (size_t slot = 0; slot < d.buffers.size(); ++slot) {
+    const std::string file = strformat("slot%zu.bin", slot);
+    RG_TRY(write_file(dir / file, bytes_of(d.buffers[slot])));
+    launch +=
+        strformat("buffer %zu %s %zu %s\n", slot, std::string(dtype_name(d.dtypes[slot])).c_str(),
+                  d.buffers[slot].size(), file.c_str());
+  }
+  for (int64_t v : d.var_values) launch += strformat("scalar %lld\n", (long long)v);
+  RG_TRY(write_file(
+      dir / "expected.bin",
+      bytes_of(std::span(d.expected).first(std::min(d.expected_count, d.expected.size())))));
+  launch += strformat("check 0 expected.bin %zu %.9g %.9g\n",
+                      std::min(d.expected_count, d.expected.size()), d.atol, d.rtol);
+  return write_file(dir / "launch.txt", launch);
+}
+
 }  // namespace
 
 cli::Command compile_command() {
@@ -112,7 +143,8 @@ cli::Command compile_command() {
       "AMDGPU code objects (linked in-process with lld, parsed by the loader), NVPTX PTX (and a\n"
       "cubin when ptxas is installed), or a host object. Writes DIR/<target>/<kernel>/ with\n"
       "kernel.ll, kernel.s or kernel.ptx, the binary and summary.json. --target takes one\n"
-      "target, a comma-separated list, or 'all'.";
+      "target, a comma-separated list, or 'all'. --data adds the example's input buffers\n"
+      "(slotN.bin), its host reference (expected.bin) and launch.txt for a device check.";
   c.options = {
       {"target", 't', "TARGET", "gfx1100|gfx1200|gfx1201|gfx942|sm_80|sm_86|sm_89|sm_90|host|all",
        ""},
@@ -120,6 +152,10 @@ cli::Command compile_command() {
       {"all", 'a', "", "every example kernel", ""},
       {"list", 'l', "", "list the example kernels", ""},
       {"output", 'o', "DIR", "output directory", ""},
+      {"data", 'd', "",
+       "also write the inputs, the host reference and launch.txt (GPU targets with a binary; "
+       "run them with scripts/device/cuda_check.sh)",
+       ""},
   };
   c.run = [](const cli::Args& args, cli::Io& io) {
     if (args.flag("list")) {
@@ -195,6 +231,8 @@ cli::Command compile_command() {
               dir / (std::string("kernel.") + bin_ext(s)),
               std::string_view(reinterpret_cast<const char*>(s.binary.data()), s.binary.size()));
         if (st.ok()) st = write_file(dir / "summary.json", summary_json(s));
+        if (st.ok() && args.flag("data") && target->arch != GpuArch::kHost && bin_ext(s))
+          st = write_data(dir, s, (std::string("kernel.") + bin_ext(s)).c_str());
         if (!st.ok()) {
           io.err << "rawgpu compile: " << st.error().to_string() << "\n";
           return 1;
