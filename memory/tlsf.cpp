@@ -586,20 +586,22 @@ Status Tlsf::Impl::free_t(uint64_t addr) {
   m.used_bytes -= N[i].size;
   m.pad_bytes -= pad;
   uint64_t bytes = N[i].size + pad;
-  N[i].addr -= pad;
   const uint32_t prev = N[i].prev_phys;
   uint32_t next = N[i].next_phys;
-  // Coalesce with the previous block: it absorbs this one.
-  if (prev != kNil && is_free(N[prev])) {
+  // Coalesce with the previous block: it absorbs this one. (One branch for both tests: the
+  // sentinel node 0 is always readable.)
+  if ((prev != kNil) & is_free(N[prev])) {
     m.template unlink_free<S>(N, prev);
     bytes += N[prev].size;
     m.drop_node(N, i);
     i = prev;
     N[i].next_phys = next;
     N[next].prev_phys = i;
+  } else {
+    N[i].addr -= pad;  // the block starts at its padding
   }
   // Coalesce with the next block: this one absorbs it.
-  if (next != kNil && is_free(N[next])) {
+  if ((next != kNil) & is_free(N[next])) {
     m.template unlink_free<S>(N, next);
     bytes += N[next].size;
     const uint32_t after = N[next].next_phys;
