@@ -55,12 +55,14 @@ class AddrIndex {
     // Backward shift: move later entries of the probe chain into the hole.
     size_t hole = i;
     for (size_t j = (i + 1) & mask_; s[j] != kEmpty; j = (j + 1) & mask_) {
-      // Entry j may move to `hole` if its home is not in (hole, j] (cyclically).
-      const size_t home = slot(key_of(s[j]));
-      if (((j - home) & mask_) >= ((j - hole) & mask_)) {
-        s[hole] = s[j];
-        hole = j;
-      }
+      // Entry j may move to `hole` if its home is not in (hole, j] (cyclically). Whether it may
+      // is a coin flip, so the move is done with selects: the hole's slot is rewritten with its
+      // own value when the entry stays.
+      const uint32_t e = s[j];
+      const size_t home = slot(key_of(e));
+      const size_t move = 0 - size_t{((j - home) & mask_) >= ((j - hole) & mask_)};  // all ones
+      s[hole] ^= (s[hole] ^ e) & static_cast<uint32_t>(move);
+      hole ^= (hole ^ j) & move;
     }
     s[hole] = kEmpty;
     --count_;
