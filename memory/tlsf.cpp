@@ -222,7 +222,8 @@ struct Tlsf::Impl {
     const uint32_t pf = n.prev_free, nf = n.next_free;
     N[nf].prev_free = pf;  // sentinel stores when i is last / first
     N[pf].next_free = nf;
-    heads[b] = sel(pf == kNil, nf, heads[b]);
+    const uint32_t h = heads[b];
+    heads[b] = pf == kNil ? nf : h;              // a cmov
     const uint64_t emptied = (pf | nf) == kNil;  // i was the only node
     uint64_t& w = sl_bitmap[b >> sll];
     w &= ~(emptied << (b & ((1u << sll) - 1)));
