@@ -161,7 +161,7 @@ struct Tlsf::Impl {
     const uint32_t here_bin = (fl << sll) | static_cast<unsigned>(std::countr_zero(sl_map | kTop));
     const uint32_t up_bin =
         (up << sll) | static_cast<unsigned>(std::countr_zero(sl_bitmap[up] | kTop));
-    return sel(sl_map != 0, here_bin, up_bin);
+    return sel(sl_map != 0, here_bin, up_bin);  // masks: GCC turns `?:` here into a branch
   }
 
   // ---- node pool ----
@@ -222,8 +222,10 @@ struct Tlsf::Impl {
     const uint32_t pf = n.prev_free, nf = n.next_free;
     N[nf].prev_free = pf;  // sentinel stores when i is last / first
     N[pf].next_free = nf;
+    // i is the head when it has no predecessor. A select between two loaded values, which GCC
+    // compiles to one cmov; the mask form (sel) made it reload the head and spill registers.
     const uint32_t h = heads[b];
-    heads[b] = pf == kNil ? nf : h;              // a cmov
+    heads[b] = pf == kNil ? nf : h;
     const uint64_t emptied = (pf | nf) == kNil;  // i was the only node
     uint64_t& w = sl_bitmap[b >> sll];
     w &= ~(emptied << (b & ((1u << sll) - 1)));
