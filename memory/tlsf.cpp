@@ -10,7 +10,6 @@
 #include "rawgpu/memory/tlsf.h"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <limits>
 
@@ -52,6 +51,10 @@ struct Node {
 };
 static_assert(sizeof(Node) == 32);
 
+// floor(log2(x)) for x != 0 (the hot paths' arguments are nonzero by construction), without
+// base/bits.h's assertion, which keeps log2_floor out of line where NDEBUG is not defined.
+constexpr unsigned log2_nz(uint64_t x) { return 63u - static_cast<unsigned>(std::countl_zero(x)); }
+
 // The address index reads an allocation's start address from its node.
 struct NodeAddr {
   const Node* N;
@@ -71,8 +74,8 @@ struct Tlsf::Impl {
   unsigned sll = 0;        // log2(second-level count)
   unsigned cfg = 0;        // sll | (gshift + 1) << 8: kDefaultCfg selects the inlined hot paths
   uint64_t fl_bitmap = 0;
-  uint32_t nbins = 0;                    // 64 << sll
-  std::array<uint64_t, 64> sl_bitmap{};  // one word per first level
+  uint32_t nbins = 0;        // 64 << sll
+  uint64_t sl_bitmap[64]{};  // one word per first level
   std::vector<Node> nodes;
   uint32_t spare = kNil;  // recycled node slots, chained through next_phys
   uint32_t spare_count = 0;
@@ -81,10 +84,9 @@ struct Tlsf::Impl {
   // O(1) counters; free bytes/blocks follow from them.
   uint64_t used_bytes = 0;
   uint64_t pad_bytes = 0;  // alignment padding inside allocated blocks
-  uint64_t used_blocks = 0;
   // Flat bin -> first free node (kNil: empty), sized for the largest second-level count; in the
   // object rather than behind a pointer: one load less per list operation.
-  std::array<uint32_t, 64 * 64> heads{};
+  uint32_t heads[64 * 64]{};
   static_assert(kNil == 0, "value-initialized heads are empty lists");
 
   // Free blocks have a list link or kNil in prev_free; kUsed and kDead are the two largest
@@ -123,26 +125,29 @@ struct Tlsf::Impl {
   template <unsigned S = 0>
   uint32_t bin_of(uint64_t n) const {
     [[maybe_unused]] const unsigned sll = sl_of<S>();
-    const unsigned shift = log2_floor(n | (uint64_t{1} << sll)) - sll;
+    const unsigned shift = log2_nz(n | (uint64_t{1} << sll)) - sll;
     return static_cast<uint32_t>((uint64_t{shift} << sll) + (n >> shift));
   }
-  // The lowest bin whose every block holds at least n granules: n's own bin, or the next one
-  // when n is not the lower bound of its bin (bins are numbered contiguously across rows). For n
-  // near 2^64 this is row 64, which find_bin() treats as "none".
+  // The lowest bin whose every block holds at least n granules (n >= 1): n's own bin, or the
+  // next one when n is not the lower bound of its bin (bins are numbered contiguously across
+  // rows), i.e. n's row offset rounded up: ceil(n / 2^shift) = ((n - 1) >> shift) + 1. For n near
+  // 2^64 this is row 64, which find_bin() treats as "none"; when the granule is at least 2 bytes
+  // (so n < 2^63) it is at most row 63.
   template <unsigned S = 0>
   uint32_t fit_bin_of(uint64_t n) const {
     [[maybe_unused]] const unsigned sll = sl_of<S>();
-    const unsigned shift = log2_floor(n | (uint64_t{1} << sll)) - sll;
-    const uint64_t step = (uint64_t{1} << shift) - 1;
-    return static_cast<uint32_t>((uint64_t{shift} << sll) + (n >> shift)) + ((n & step) != 0);
+    const unsigned shift = log2_nz(n | (uint64_t{1} << sll)) - sll;
+    return static_cast<uint32_t>((uint64_t{shift} << sll) + ((n - 1) >> shift) + 1);
   }
-  // First non-empty bin at or above `from` (flat index), or kNoBin.
-  template <unsigned S = 0>
+  // First non-empty bin at or above `from` (flat index), or kNoBin. kMayBeOutside: `from` may
+  // lie beyond the last row (or be kNoBin); false only where it is fit_bin_of() of a size in
+  // granules of at least 2 bytes (see there).
+  template <unsigned S = 0, bool kMayBeOutside = true>
   uint32_t find_bin(uint32_t from) const {
     [[maybe_unused]] const unsigned sll = sl_of<S>();
     unsigned fl = from >> sll;
     const unsigned sl = from & ((1u << sll) - 1);
-    if (fl >= 64) [[unlikely]]  // also from == kNoBin
+    if (kMayBeOutside && fl >= 64) [[unlikely]]  // also from == kNoBin
       return kNoBin;
     // Both candidates (a bin in this row, the first bin of the next non-empty row) are computed
     // and one is selected without a branch: which one applies is data-dependent. The top bit
@@ -156,7 +161,7 @@ struct Tlsf::Impl {
     const uint32_t here_bin = (fl << sll) | static_cast<unsigned>(std::countr_zero(sl_map | kTop));
     const uint32_t up_bin =
         (up << sll) | static_cast<unsigned>(std::countr_zero(sl_bitmap[up] | kTop));
-    return sel(sl_map != 0, here_bin, up_bin);
+    return sel(sl_map != 0, here_bin, up_bin);  // masks: GCC turns `?:` here into a branch
   }
 
   // ---- node pool ----
@@ -217,7 +222,10 @@ struct Tlsf::Impl {
     const uint32_t pf = n.prev_free, nf = n.next_free;
     N[nf].prev_free = pf;  // sentinel stores when i is last / first
     N[pf].next_free = nf;
-    heads[b] = sel(pf == kNil, nf, heads[b]);
+    // i is the head when it has no predecessor. A select between two loaded values, which GCC
+    // compiles to one cmov; the mask form (sel) made it reload the head and spill registers.
+    const uint32_t h = heads[b];
+    heads[b] = pf == kNil ? nf : h;
     const uint64_t emptied = (pf | nf) == kNil;  // i was the only node
     uint64_t& w = sl_bitmap[b >> sll];
     w &= ~(emptied << (b & ((1u << sll) - 1)));
@@ -303,7 +311,6 @@ struct Tlsf::Impl {
     n.next_free = static_cast<uint32_t>(std::countr_zero(align)) |
                   static_cast<uint32_t>((pre >> gs<S>()) << kPadBitShift);
     used_bytes += n.size;
-    ++used_blocks;
     index.insert(NodeAddr{N}, n.addr, i);
     return n.addr;
   }
@@ -318,7 +325,8 @@ struct Tlsf::Impl {
   uint64_t block_start(const Node& n) const { return is_free(n) ? n.addr : n.addr - pad_of(n); }
   uint64_t block_size(const Node& n) const { return is_free(n) ? n.size : n.size + pad_of(n); }
   // Nodes in use (the sentinel aside) are blocks.
-  uint64_t free_blocks() const { return nodes.size() - 1 - spare_count - used_blocks; }
+  uint64_t used_blocks() const { return index.size(); }  // every allocation is in the index
+  uint64_t free_blocks() const { return nodes.size() - 1 - spare_count - used_blocks(); }
 
   uint64_t largest_free() const {
     if (fl_bitmap == 0) return 0;
@@ -447,26 +455,28 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
   align = std::max(align, m.template gran<S>());
   // size <= m.size <= 2^64 - granule: no overflow.
   const uint64_t bytes = (size + m.template gran<S>() - 1) & ~(m.template gran<S>() - 1);
-  if (bytes > m.size - m.used_bytes) [[unlikely]]  // not even with all padding released
-    return m.out_of_space(size, align);
   const uint64_t n = bytes >> m.template gs<S>();
-  uint32_t b = m.template find_bin<S>(m.template fit_bin_of<S>(n));
+  // With a compile-time granule of 4 bytes or more, n and n + slack (below) are < 2^63: their
+  // fit bins are inside the bin table and the sum cannot wrap.
+  constexpr bool kSmallN = (S >> 8) >= 3;
+  uint32_t b = m.template find_bin<S, !kSmallN>(m.template fit_bin_of<S>(n));
   if (b == kNoBin) [[unlikely]]
     return m.template alloc_slow<S>(size, align);
   // The head of the good-fit bin holds `bytes`; it takes the request if it also absorbs the
   // alignment (always for unaligned requests: the gap is then zero). Otherwise the head of the
   // first bin that guarantees a fit after alignment (size + align - granule).
+  const Node* N = m.nodes.data();
   uint32_t i = m.heads[b];
-  uint64_t pre = (0 - m.nodes[i].addr) & (align - 1);
-  if (m.nodes[i].size - bytes < pre) [[unlikely]] {
+  uint64_t pre = (0 - N[i].addr) & (align - 1);
+  if (N[i].size - bytes < pre) [[unlikely]] {
     const uint64_t slack = (align >> m.template gs<S>()) - 1;
-    b = n > std::numeric_limits<uint64_t>::max() - slack
+    b = !kSmallN && n > std::numeric_limits<uint64_t>::max() - slack
             ? kNoBin
-            : m.template find_bin<S>(m.template fit_bin_of<S>(n + slack));
+            : m.template find_bin<S, !kSmallN>(m.template fit_bin_of<S>(n + slack));
     if (b == kNoBin) [[unlikely]]
       return m.template alloc_slow<S>(size, align);
     i = m.heads[b];
-    pre = (0 - m.nodes[i].addr) & (align - 1);
+    pre = (0 - N[i].addr) & (align - 1);
   }
   return m.template take<S>(i, b, pre, bytes, align);
 }
@@ -478,6 +488,8 @@ Result<uint64_t> Tlsf::Impl::alloc_slow(uint64_t size, uint64_t align) {
   Impl& m = *this;
   align = std::max(align, m.template gran<S>());
   const uint64_t bytes = (size + m.template gran<S>() - 1) & ~(m.template gran<S>() - 1);
+  if (bytes > m.size - m.used_bytes)  // not even with all padding released: O(1) answer
+    return m.out_of_space(size, align);
   const uint64_t n = bytes >> m.template gs<S>();
   if (align == m.template gran<S>()) {
     // Blocks in n's own bin may still be large enough.
@@ -576,22 +588,23 @@ Status Tlsf::Impl::free_t(uint64_t addr) {
   const uint64_t pad = m.template pad_of<S>(N[i]);
   m.used_bytes -= N[i].size;
   m.pad_bytes -= pad;
-  --m.used_blocks;
   uint64_t bytes = N[i].size + pad;
-  N[i].addr -= pad;
   const uint32_t prev = N[i].prev_phys;
   uint32_t next = N[i].next_phys;
-  // Coalesce with the previous block: it absorbs this one.
-  if (prev != kNil && is_free(N[prev])) {
+  // Coalesce with the previous block: it absorbs this one. (One branch for both tests: the
+  // sentinel node 0 is always readable.)
+  if ((prev != kNil) & is_free(N[prev])) {
     m.template unlink_free<S>(N, prev);
     bytes += N[prev].size;
     m.drop_node(N, i);
     i = prev;
     N[i].next_phys = next;
     N[next].prev_phys = i;
+  } else {
+    N[i].addr -= pad;  // the block starts at its padding
   }
   // Coalesce with the next block: this one absorbs it.
-  if (next != kNil && is_free(N[next])) {
+  if ((next != kNil) & is_free(N[next])) {
     m.template unlink_free<S>(N, next);
     bytes += N[next].size;
     const uint32_t after = N[next].next_phys;
@@ -626,14 +639,14 @@ Status Tlsf::Impl::free_other(uint64_t addr) {
 }
 
 Result<uint64_t> Tlsf::alloc(uint64_t size, uint64_t align) {
-  Impl& m = *impl_;
+  Impl& m = *impl_.get();  // get(): no null assertion on the hot path
   if (m.cfg == Impl::kDefaultCfg) [[likely]]
     return m.alloc_t<Impl::kDefaultCfg>(size, align);
   return m.alloc_other(size, align);
 }
 
 Status Tlsf::free(uint64_t addr) {
-  Impl& m = *impl_;
+  Impl& m = *impl_.get();  // get(): no null assertion on the hot path
   if (m.cfg == Impl::kDefaultCfg) [[likely]]
     return m.free_t<Impl::kDefaultCfg>(addr);
   return m.free_other(addr);
@@ -656,7 +669,7 @@ TlsfStats Tlsf::stats() const {
   s.padding = impl_->pad_bytes;
   s.free = impl_->free_bytes();
   s.largest_free = impl_->largest_free();
-  s.used_blocks = impl_->used_blocks;
+  s.used_blocks = impl_->used_blocks();
   s.free_blocks = impl_->free_blocks();
   return s;
 }
@@ -735,7 +748,7 @@ Status Tlsf::check_invariants() const {
   if (covered != m.size)
     return bad(strformat("blocks cover %s of %s bytes", hex(covered).c_str(), hex(m.size).c_str()));
   if (used != m.used_bytes || pads != m.pad_bytes || freeb != m.free_bytes() ||
-      nused != m.used_blocks || nfree != m.free_blocks())
+      nused != m.used_blocks() || nfree != m.free_blocks())
     return bad("byte or block counters disagree with the blocks");
   if (m.index.size() != nused) return bad("allocation index size disagrees with the blocks");
   if ((m.index.size() << AddrIndex::kLoadShift) > m.index.capacity())

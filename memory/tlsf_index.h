@@ -3,10 +3,11 @@
 // (tlsf.cpp and its tests).
 //
 // A slot is just the 4-byte node id; the key is read through `key_of(id)` (the allocator reads
-// it from the node, which free() touches next anyway, so a hit costs no extra cache line). The
-// load factor stays <= 1/16: the table then takes 64 bytes per live allocation and probe chains
-// are almost always one slot long, which keeps the probe loops predictable. Id 0 means "empty"
-// and is never stored.
+// it from the node, which free() touches next anyway, so a hit costs no extra cache line; KeyOf
+// is a pointer-sized functor passed by value, so the inlined insert() does not spill it to the
+// stack for the out-of-line rehash()). The load factor stays <= 1/16: the table then takes 64
+// bytes per live allocation and probe chains are almost always one slot long, which keeps the
+// probe loops predictable. Id 0 means "empty" and is never stored.
 #pragma once
 
 #include <algorithm>
@@ -26,14 +27,14 @@ class AddrIndex {
   AddrIndex() { rehash(KeyOf{}, 64); }
 
   // The id stored under key, or kEmpty.
-  uint32_t find(const KeyOf& key_of, uint64_t key) const {
+  uint32_t find(KeyOf key_of, uint64_t key) const {
     for (size_t i = slot(key);; i = (i + 1) & mask_) {
       const uint32_t n = slots_[i];
       if (n == kEmpty || key_of(n) == key) return n;
     }
   }
   // Adds id (not kEmpty) under key_of(id) == key, which must not be present.
-  void insert(const KeyOf& key_of, uint64_t key, uint32_t id) {
+  void insert(KeyOf key_of, uint64_t key, uint32_t id) {
     if (++count_ > grow_at_) [[unlikely]]
       rehash(key_of, (mask_ + 1) * 2);
     uint32_t* s = slots_.data();
@@ -42,7 +43,7 @@ class AddrIndex {
     s[i] = id;
   }
   // Removes key and returns its id, or kEmpty (nothing changed) if it is not present.
-  uint32_t take(const KeyOf& key_of, uint64_t key) {
+  uint32_t take(KeyOf key_of, uint64_t key) {
     uint32_t* s = slots_.data();
     size_t i = slot(key);
     uint32_t id;
@@ -54,12 +55,14 @@ class AddrIndex {
     // Backward shift: move later entries of the probe chain into the hole.
     size_t hole = i;
     for (size_t j = (i + 1) & mask_; s[j] != kEmpty; j = (j + 1) & mask_) {
-      // Entry j may move to `hole` if its home is not in (hole, j] (cyclically).
-      const size_t home = slot(key_of(s[j]));
-      if (((j - home) & mask_) >= ((j - hole) & mask_)) {
-        s[hole] = s[j];
-        hole = j;
-      }
+      // Entry j may move to `hole` if its home is not in (hole, j] (cyclically). Whether it may
+      // is a coin flip, so the move is done with selects: the hole's slot is rewritten with its
+      // own value when the entry stays.
+      const uint32_t e = s[j];
+      const size_t home = slot(key_of(e));
+      const size_t move = 0 - size_t{((j - home) & mask_) >= ((j - hole) & mask_)};  // all ones
+      s[hole] ^= (s[hole] ^ e) & static_cast<uint32_t>(move);
+      hole ^= (hole ^ j) & move;
     }
     s[hole] = kEmpty;
     --count_;
@@ -68,7 +71,7 @@ class AddrIndex {
   size_t size() const { return count_; }
   size_t capacity() const { return mask_ + 1; }
   // Longest probe sequence (slots inspected by a successful find). O(capacity).
-  size_t max_probe(const KeyOf& key_of) const {
+  size_t max_probe(KeyOf key_of) const {
     size_t worst = 0;
     for (size_t i = 0; i <= mask_; ++i)
       if (slots_[i] != kEmpty) worst = std::max(worst, ((i - slot(key_of(slots_[i]))) & mask_) + 1);
@@ -79,7 +82,7 @@ class AddrIndex {
   static constexpr uint64_t kFibonacci = 0x9E3779B97F4A7C15ull;  // 2^64 / golden ratio, odd
 
  private:
-  [[gnu::noinline]] void rehash(const KeyOf& key_of, size_t capacity) {
+  [[gnu::noinline]] void rehash(KeyOf key_of, size_t capacity) {
     std::vector<uint32_t> old = std::move(slots_);
     slots_.assign(capacity, kEmpty);
     mask_ = capacity - 1;
