@@ -561,15 +561,17 @@ struct Emulator::Impl {
   uint32_t* cached_dword(uint64_t va, bool write) {
     const uint64_t page = va >> 12;
     TlbEntry& t = tlb[page % kTlbEntries];
-    if (t.page != page) {
-      std::unique_lock<std::recursive_mutex> lk;
-      if (sh) lk = std::unique_lock<std::recursive_mutex>(sh->mem);
-      const auto h = e.gpu_->page_host(GpuVa(va));
-      if (!h) return nullptr;
-      t = {page, h->host, h->readable, h->writable};
-    }
+    if (t.page != page && !tlb_fill(t, va)) return nullptr;
     if (!(write ? t.writable : t.readable)) return nullptr;
     return reinterpret_cast<uint32_t*>(t.host + (va & 0xFFF));
+  }
+  [[gnu::noinline]] bool tlb_fill(TlbEntry& t, uint64_t va) {
+    std::unique_lock<std::recursive_mutex> lk;
+    if (sh) lk = std::unique_lock<std::recursive_mutex>(sh->mem);
+    const auto h = e.gpu_->page_host(GpuVa(va));
+    if (!h) return false;
+    t = {va >> 12, h->host, h->readable, h->writable};
+    return true;
   }
   static uint32_t load_dword(uint32_t* p) {
     return std::atomic_ref<uint32_t>(*p).load(std::memory_order_relaxed);
@@ -1326,6 +1328,16 @@ struct Emulator::Impl {
     if (u.fmt != Format::kGLOBAL && space_of(u, va) != 0)
       return aperture_bytes(u, lane, va, static_cast<uint8_t*>(out), n, false);
     auto* o = static_cast<uint8_t*>(out);
+    // Whole dwords inside one page: one TLB look-up for the access.
+    if (va % 4 == 0 && n % 4 == 0 && (va & 0xFFF) + n <= 0x1000) {
+      if (uint32_t* q = cached_dword(va, false)) {
+        for (unsigned k = 0; k < n / 4; ++k) {
+          const uint32_t x = load_dword(q + k);
+          std::memcpy(o + 4 * k, &x, 4);
+        }
+        return {};
+      }
+    }
     uint64_t a = va;
     unsigned done = 0;
     while (done < n) {
@@ -1347,6 +1359,16 @@ struct Emulator::Impl {
       return aperture_bytes(u, lane, va, buf, n, true);
     }
     const auto* p = static_cast<const uint8_t*>(in);
+    if (va % 4 == 0 && n % 4 == 0 && (va & 0xFFF) + n <= 0x1000) {
+      if (uint32_t* q = cached_dword(va, true)) {
+        for (unsigned k = 0; k < n / 4; ++k) {
+          uint32_t x;
+          std::memcpy(&x, p + 4 * k, 4);
+          store_dword(q + k, x);
+        }
+        return {};
+      }
+    }
     uint64_t a = va;
     unsigned done = 0;
     while (done < n) {
