@@ -402,17 +402,12 @@ void AmdGpu::record_fault(GpuVa va, uint32_t status) {
                           (status & kFaultRw) ? "write" : "read");
 }
 
-Result<uint8_t*> AmdGpu::translate(GpuVa va, bool write, bool exec) {
+const char* AmdGpu::walk(GpuVa va, Leaf& leaf, uint32_t& status) {
   const memory::PageTable& pt = mm_->page_table();
   const memory::PteCodec& codec = pt.codec();
-  const uint32_t rw = write ? kFaultRw : 0;
-  auto fault = [&](uint32_t status, const char* what) -> Error {
-    record_fault(GpuVa(va.raw() & ~(kPage - 1)), status | rw);
-    return make_error(Errc::kHardware, "VM fault: %s %s at %s", write ? "write" : "read", what,
-                      hex(va.raw()).c_str());
-  };
+  status = kFaultMapping;
   if (va.raw() < pt.va_base().raw() || va.raw() - pt.va_base().raw() >= pt.va_size()) {
-    return fault(kFaultMapping, "outside the VM context");
+    return "outside the VM context";
   }
   const uint64_t off = va.raw() - pt.va_base().raw();
   VramAddr table = pt.root();
@@ -422,30 +417,71 @@ Result<uint8_t*> AmdGpu::translate(GpuVa va, bool write, bool exec) {
     const uint64_t* words = vram_->words(table + idx * info.entry_bytes, info.entry_bytes);
     const memory::DecodedEntry e = codec.decode(level, words);
     if (e.kind == memory::DecodedEntry::Kind::kTable) {
-      if (level == codec.last_level()) return fault(kFaultMapping, "table entry at the last level");
-      if (e.addr + kPage > vram_->size()) return fault(kFaultMapping, "table outside VRAM");
+      if (level == codec.last_level()) return "table entry at the last level";
+      if (e.addr + kPage > vram_->size()) return "table outside VRAM";
       table = VramAddr(e.addr);
       continue;
     }
-    if (e.kind != memory::DecodedEntry::Kind::kLeaf) return fault(kFaultMapping, "unmapped page");
-    if ((write && !e.attrs.writable) || (!write && !e.attrs.readable) ||
-        (exec && !e.attrs.executable)) {
-      return fault(kFaultPermissionLsb, "without permission");
-    }
-    const uint64_t pa = e.addr + (off & (info.span() - 1));
-    if (e.attrs.aperture == memory::Aperture::kVram) {
-      if (pa >= vram_->size()) return fault(kFaultMapping, "beyond VRAM");
-      return reinterpret_cast<uint8_t*>(vram_->words(VramAddr(pa & ~uint64_t{7}), 8)) + (pa & 7);
-    }
-    auto it = host_pages_.upper_bound(pa);
-    if (it == host_pages_.begin()) return fault(kFaultMapping, "to an unbacked bus address");
-    --it;
-    if (pa - it->first >= it->second->size) {
-      return fault(kFaultMapping, "to an unbacked bus address");
-    }
-    return it->second->cpu + (pa - it->first);
+    if (e.kind != memory::DecodedEntry::Kind::kLeaf) return "unmapped page";
+    leaf.attrs = e.attrs;
+    leaf.span = info.span();
+    leaf.pa = e.addr + (off & (info.span() - 1));
+    leaf.va_off = off;
+    return nullptr;
   }
-  return fault(kFaultMapping, "unmapped page");
+  return "unmapped page";
+}
+
+uint8_t* AmdGpu::backing(const Leaf& leaf, uint64_t pa, uint64_t bytes) {
+  if (leaf.attrs.aperture == memory::Aperture::kVram) {
+    if (pa >= vram_->size()) return nullptr;
+    return reinterpret_cast<uint8_t*>(vram_->words(VramAddr(pa & ~uint64_t{7}), 8)) + (pa & 7);
+  }
+  auto it = host_pages_.upper_bound(pa);
+  if (it == host_pages_.begin()) return nullptr;
+  --it;
+  if (pa - it->first >= it->second->size || bytes > it->second->size - (pa - it->first)) {
+    return nullptr;
+  }
+  return it->second->cpu + (pa - it->first);
+}
+
+Result<uint8_t*> AmdGpu::translate(GpuVa va, bool write, bool exec) {
+  const uint32_t rw = write ? kFaultRw : 0;
+  auto fault = [&](uint32_t status, const char* what) -> Error {
+    record_fault(GpuVa(va.raw() & ~(kPage - 1)), status | rw);
+    return make_error(Errc::kHardware, "VM fault: %s %s at %s", write ? "write" : "read", what,
+                      hex(va.raw()).c_str());
+  };
+  Leaf leaf;
+  uint32_t status = 0;
+  if (const char* what = walk(va, leaf, status)) return fault(status, what);
+  if ((write && !leaf.attrs.writable) || (!write && !leaf.attrs.readable) ||
+      (exec && !leaf.attrs.executable)) {
+    return fault(kFaultPermissionLsb, "without permission");
+  }
+  if (uint8_t* p = backing(leaf, leaf.pa, 1)) return p;
+  return fault(kFaultMapping, leaf.attrs.aperture == memory::Aperture::kVram
+                                  ? "beyond VRAM"
+                                  : "to an unbacked bus address");
+}
+
+std::optional<AmdGpu::PageHost> AmdGpu::page_host(GpuVa va) {
+  Guard guard(this);
+  Leaf leaf;
+  uint32_t status = 0;
+  if (walk(va, leaf, status) != nullptr) return std::nullopt;
+  // The whole 4 KiB page must lie in the leaf and start a 4 KiB physical page: SparseVram
+  // allocates (and never frees or moves) 4 KiB pages; a host buffer is one contiguous range.
+  const uint64_t in_page = va.raw() & (kPage - 1);
+  if (leaf.span < kPage || (leaf.va_off & (kPage - 1)) != in_page) return std::nullopt;
+  const uint64_t pa = leaf.pa - in_page;
+  if (pa % kPage != 0) return std::nullopt;
+  if (leaf.attrs.aperture == memory::Aperture::kVram && pa + kPage > vram_->size())
+    return std::nullopt;
+  uint8_t* p = backing(leaf, pa, kPage);
+  if (p == nullptr) return std::nullopt;
+  return PageHost{p, leaf.attrs.readable, leaf.attrs.writable};
 }
 
 Result<uint32_t> AmdGpu::read32(GpuVa va, bool exec) {

@@ -507,8 +507,9 @@ struct Emulator::Impl {
   uint64_t budget;
   std::array<uint32_t, 3> wg_id{};
   // Multi-threaded dispatch (Options::threads > 1): each worker thread has its own Impl (decode
-  // cache, LDS, waves, counters); global memory goes through `sh->mem` (one access or one
-  // atomic instruction at a time: the simulated MMU and its sparse VRAM are not thread-safe).
+  // cache, LDS, waves, counters, TLB); the simulated MMU and its sparse VRAM are not
+  // thread-safe, so TLB fills, uncached accesses and atomic instructions hold `sh->mem` (one
+  // at a time); accesses through the TLB take no lock (see rd32).
   struct Shared {
     std::recursive_mutex mem;
     std::atomic<uint64_t> next{0};             // next workgroup index to claim
@@ -533,8 +534,55 @@ struct Emulator::Impl {
         budget(em.options_.max_instructions),
         stats(&em.stats_) {}
 
-  // Global memory through the simulated MMU (locked when workers share it).
+  // Global memory through the simulated MMU (locked when workers share it), with a software
+  // TLB in front. The TLB is per Impl, so per dispatch and per worker thread: the page tables
+  // do not change during a dispatch, and nothing is unmapped or freed while one runs (the
+  // caller is blocked in the dispatch; with the device thread it holds the GPU lock). An entry
+  // holds the host pointer of a whole 4 KiB GPU page (AmdGpu::page_host: only pages backed by
+  // one contiguous host range, which does not move: SparseVram pages are never freed) and its
+  // read/write permission. It is filled only when the page walk allows the access; anything
+  // else (a fault, a page that is not cacheable, an instruction fetch, a misaligned dword) goes
+  // through AmdGpu::read32/write32 as before, so faults, their text and the latched fault
+  // registers are unchanged.
+  //
+  // Accesses through a cached pointer take no lock: they are relaxed atomic dword loads and
+  // stores (plain moves on x86-64), so workers racing on a dword see one of the values and
+  // never tear it. Partial-dword stores are a compare-exchange of the whole dword (the other
+  // bytes survive a neighbour's concurrent store), and atomics compare-exchange their result.
+  struct TlbEntry {
+    uint64_t page = ~0ull;  // VA >> 12; ~0: empty
+    uint8_t* host = nullptr;
+    bool readable = false, writable = false;
+  };
+  static constexpr unsigned kTlbEntries = 64;  // direct-mapped on the low page-number bits
+  std::array<TlbEntry, kTlbEntries> tlb{};
+  // Host pointer of the dword at `va` (4-aligned) when a cached or newly cached page allows the
+  // access; nullptr to take the MMU path.
+  uint32_t* cached_dword(uint64_t va, bool write) {
+    const uint64_t page = va >> 12;
+    TlbEntry& t = tlb[page % kTlbEntries];
+    if (t.page != page && !tlb_fill(t, va)) return nullptr;
+    if (!(write ? t.writable : t.readable)) return nullptr;
+    return reinterpret_cast<uint32_t*>(t.host + (va & 0xFFF));
+  }
+  [[gnu::noinline]] bool tlb_fill(TlbEntry& t, uint64_t va) {
+    std::unique_lock<std::recursive_mutex> lk;
+    if (sh) lk = std::unique_lock<std::recursive_mutex>(sh->mem);
+    const auto h = e.gpu_->page_host(GpuVa(va));
+    if (!h) return false;
+    t = {va >> 12, h->host, h->readable, h->writable};
+    return true;
+  }
+  static uint32_t load_dword(uint32_t* p) {
+    return std::atomic_ref<uint32_t>(*p).load(std::memory_order_relaxed);
+  }
+  static void store_dword(uint32_t* p, uint32_t v) {
+    std::atomic_ref<uint32_t>(*p).store(v, std::memory_order_relaxed);
+  }
   Result<uint32_t> rd32(uint64_t va, bool exec = false) {
+    if (!exec && va % 4 == 0) {
+      if (uint32_t* p = cached_dword(va, false)) return load_dword(p);
+    }
     std::unique_lock<std::recursive_mutex> lk;
     if (sh) lk = std::unique_lock<std::recursive_mutex>(sh->mem);
     auto r = e.gpu_->read32(GpuVa(va), exec);
@@ -542,6 +590,12 @@ struct Emulator::Impl {
     return r;
   }
   Status wr32(uint64_t va, uint32_t v) {
+    if (va % 4 == 0) {
+      if (uint32_t* p = cached_dword(va, true)) {
+        store_dword(p, v);
+        return {};
+      }
+    }
     std::unique_lock<std::recursive_mutex> lk;
     if (sh) lk = std::unique_lock<std::recursive_mutex>(sh->mem);
     Status r = e.gpu_->write32(GpuVa(va), v);
@@ -1274,6 +1328,16 @@ struct Emulator::Impl {
     if (u.fmt != Format::kGLOBAL && space_of(u, va) != 0)
       return aperture_bytes(u, lane, va, static_cast<uint8_t*>(out), n, false);
     auto* o = static_cast<uint8_t*>(out);
+    // Whole dwords inside one page: one TLB look-up for the access.
+    if (va % 4 == 0 && n % 4 == 0 && (va & 0xFFF) + n <= 0x1000) {
+      if (uint32_t* q = cached_dword(va, false)) {
+        for (unsigned k = 0; k < n / 4; ++k) {
+          const uint32_t x = load_dword(q + k);
+          std::memcpy(o + 4 * k, &x, 4);
+        }
+        return {};
+      }
+    }
     uint64_t a = va;
     unsigned done = 0;
     while (done < n) {
@@ -1295,6 +1359,16 @@ struct Emulator::Impl {
       return aperture_bytes(u, lane, va, buf, n, true);
     }
     const auto* p = static_cast<const uint8_t*>(in);
+    if (va % 4 == 0 && n % 4 == 0 && (va & 0xFFF) + n <= 0x1000) {
+      if (uint32_t* q = cached_dword(va, true)) {
+        for (unsigned k = 0; k < n / 4; ++k) {
+          uint32_t x;
+          std::memcpy(&x, p + 4 * k, 4);
+          store_dword(q + k, x);
+        }
+        return {};
+      }
+    }
     uint64_t a = va;
     unsigned done = 0;
     while (done < n) {
@@ -1302,6 +1376,21 @@ struct Emulator::Impl {
       const unsigned off = static_cast<unsigned>(a - base);
       const unsigned take = std::min(4 - off, n - done);
       uint32_t word = 0;
+      if (take != 4) {
+        // A partial dword through the TLB: compare-exchange the whole dword, so a neighbour's
+        // bytes stored concurrently survive (readable too: a refused read faults below).
+        uint32_t* q = cached_dword(base, true);
+        if (q != nullptr && cached_dword(base, false) != nullptr) {
+          std::atomic_ref<uint32_t> ref(*q);
+          uint32_t cur = ref.load(std::memory_order_relaxed), nv;
+          do {
+            nv = cur;
+            std::memcpy(reinterpret_cast<uint8_t*>(&nv) + off, p + done, take);
+          } while (!ref.compare_exchange_weak(cur, nv, std::memory_order_relaxed));
+          done += take, a += take;
+          continue;
+        }
+      }
       // A partial dword is a read-modify-write: with workgroups on several threads, hold the
       // memory lock across both halves so a neighbour's bytes in the same dword survive.
       std::unique_lock<std::recursive_mutex> rmw;
@@ -1434,35 +1523,64 @@ struct Emulator::Impl {
       }
       default: break;
     }
-    // Atomics (one instruction at a time across worker threads).
+    // Atomics (one instruction at a time across worker threads). Through the TLB the result is
+    // compare-exchanged, so a plain store another worker makes meanwhile is not lost either.
     const bool wide = u.op == global_atomic_add_u64;
     std::unique_lock<std::recursive_mutex> atomic_lock;
     if (sh) atomic_lock = std::unique_lock<std::recursive_mutex>(sh->mem);
     for (unsigned l = 0; l < kLanes; ++l) {
       if (!((m >> l) & 1)) continue;
+      const uint32_t s = w.vr(u.data0)[l];
+      auto apply = [&](uint64_t old) -> Result<uint64_t> {
+        const uint32_t o = static_cast<uint32_t>(old);
+        switch (u.op) {
+          case global_atomic_add_u32: return uint64_t{o + s};
+          case global_atomic_sub_u32: return uint64_t{o - s};
+          case global_atomic_swap_b32: return uint64_t{s};
+          case global_atomic_cmpswap_b32: return uint64_t{o == w.vr(u.data0 + 1u)[l] ? s : o};
+          case global_atomic_min_i32:
+            return uint64_t{static_cast<uint32_t>(std::min<int32_t>(o, s))};
+          case global_atomic_max_i32:
+            return uint64_t{static_cast<uint32_t>(std::max<int32_t>(o, s))};
+          case global_atomic_min_u32: return uint64_t{std::min(o, s)};
+          case global_atomic_max_u32: return uint64_t{std::max(o, s)};
+          case global_atomic_and_b32: return uint64_t{o & s};
+          case global_atomic_or_b32: return uint64_t{o | s};
+          case global_atomic_xor_b32: return uint64_t{o ^ s};
+          case global_atomic_add_f32: return uint64_t{U(F(o) + F(s))};
+          case global_atomic_add_u64: return old + (s | (uint64_t{w.vr(u.data0 + 1u)[l]} << 32));
+          default: return fail(Errc::kUnsupported, &u, "memory operation not implemented");
+        }
+      };
       uint64_t old = 0;
-      RG_TRY(load_bytes(u, l, addr[l], &old, wide ? 8 : 4));
-      const uint32_t o = static_cast<uint32_t>(old), s = w.vr(u.data0)[l];
-      uint64_t nv = 0;
-      switch (u.op) {
-        case global_atomic_add_u32: nv = o + s; break;
-        case global_atomic_sub_u32: nv = o - s; break;
-        case global_atomic_swap_b32: nv = s; break;
-        case global_atomic_cmpswap_b32: nv = o == w.vr(u.data0 + 1u)[l] ? s : o; break;
-        case global_atomic_min_i32: nv = static_cast<uint32_t>(std::min<int32_t>(o, s)); break;
-        case global_atomic_max_i32: nv = static_cast<uint32_t>(std::max<int32_t>(o, s)); break;
-        case global_atomic_min_u32: nv = std::min(o, s); break;
-        case global_atomic_max_u32: nv = std::max(o, s); break;
-        case global_atomic_and_b32: nv = o & s; break;
-        case global_atomic_or_b32: nv = o | s; break;
-        case global_atomic_xor_b32: nv = o ^ s; break;
-        case global_atomic_add_f32: nv = U(F(o) + F(s)); break;
-        case global_atomic_add_u64: nv = old + (s | (uint64_t{w.vr(u.data0 + 1u)[l]} << 32)); break;
-        default: return fail(Errc::kUnsupported, &u, "memory operation not implemented");
+      const uint64_t va = addr[l];
+      uint32_t* q = nullptr;
+      if (va % (wide ? 8 : 4) == 0 && (u.fmt == Format::kGLOBAL || space_of(u, va) == 0)) {
+        q = cached_dword(va, true);
+        if (q != nullptr && cached_dword(va, false) == nullptr) q = nullptr;
       }
-      RG_TRY(store_bytes(u, l, addr[l], &nv, wide ? 8 : 4));
+      if (q != nullptr && wide) {
+        std::atomic_ref<uint64_t> ref(*reinterpret_cast<uint64_t*>(q));
+        old = ref.load(std::memory_order_relaxed);
+        for (;;) {
+          const uint64_t nv = RG_TRY(apply(old));
+          if (ref.compare_exchange_weak(old, nv, std::memory_order_relaxed)) break;
+        }
+      } else if (q != nullptr) {
+        std::atomic_ref<uint32_t> ref(*q);
+        uint32_t cur = ref.load(std::memory_order_relaxed);
+        for (;;) {
+          const uint32_t nv = static_cast<uint32_t>(RG_TRY(apply(cur)));
+          if (ref.compare_exchange_weak(cur, nv, std::memory_order_relaxed)) break;
+        }
+        old = cur;
+      } else {
+        RG_TRY(load_bytes(u, l, va, &old, wide ? 8 : 4));
+        const uint64_t nv = RG_TRY(apply(old));
+        RG_TRY(store_bytes(u, l, va, &nv, wide ? 8 : 4));
+      }
       if (u.glc && u.dstw) {
-        w.vr(u.vdst)[l] = o;
+        w.vr(u.vdst)[l] = static_cast<uint32_t>(old);
         if (wide) w.vr(u.vdst + 1u)[l] = static_cast<uint32_t>(old >> 32);
       }
     }

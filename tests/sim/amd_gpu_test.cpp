@@ -92,6 +92,34 @@ TEST_F(SimTest, UnmappedAccessRecordsAFault) {
   EXPECT_NE(f.description.find("page not mapped"), std::string::npos) << f.description;
 }
 
+// AmdGpu::page_host (the emulator's TLB fill): the host bytes of a whole 4 KiB page, the same
+// memory read32/write32 reach, and never a latched fault.
+TEST_F(SimTest, PageHostGivesThePagesHostBytesWithoutFaulting) {
+  auto h = gpu_->page_host(mem_.va + 0x123);
+  ASSERT_TRUE(h.has_value());
+  EXPECT_EQ(h->host, mem_.cpu);
+  EXPECT_TRUE(h->readable);
+  EXPECT_TRUE(h->writable);
+  auto v = gpu_->alloc(2 * 4096, BufferPlacement::kVram).value();
+  ASSERT_TRUE(gpu_->write32(v.va + 4096 + 40, 0xa1b2c3d4u));
+  auto hv = gpu_->page_host(v.va + 4096 + 4);
+  ASSERT_TRUE(hv.has_value());
+  uint32_t x;
+  std::memcpy(&x, hv->host + 40, 4);
+  EXPECT_EQ(x, 0xa1b2c3d4u);
+  x = 0x55aa55aau;
+  std::memcpy(hv->host + 4092, &x, 4);  // the page's last dword
+  EXPECT_EQ(gpu_->read32(v.va + 2 * 4096 - 4).value(), 0x55aa55aau);
+  // Unmapped pages, pages outside the VM context and freed buffers: nothing, and no fault.
+  EXPECT_FALSE(gpu_->page_host(mem_.va + 0x10000).has_value());
+  EXPECT_FALSE(gpu_->page_host(GpuVa(0)).has_value());
+  auto b = gpu_->alloc(4096, BufferPlacement::kHost).value();
+  ASSERT_TRUE(gpu_->free(b));
+  EXPECT_FALSE(gpu_->page_host(b.va).has_value());
+  EXPECT_FALSE(gpu_->fault_state().faulted);
+  ASSERT_TRUE(gpu_->free(v));
+}
+
 TEST_F(SimTest, FreedBufferFaults) {
   auto b = gpu_->alloc(4096, BufferPlacement::kHost).value();
   ASSERT_TRUE(gpu_->read32(b.va));

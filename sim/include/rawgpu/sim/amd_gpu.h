@@ -126,6 +126,17 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   Result<uint64_t> read64(GpuVa va);
   Status write32(GpuVa va, uint32_t value);
   Status write64(GpuVa va, uint64_t value);
+  // The host memory behind the 4 KiB GPU page holding `va`, for translation caches (the RDNA
+  // emulator's per-dispatch TLB). Set only when the page is mapped and the whole page is one
+  // contiguous host range (`host` points at its first byte); never records a fault, so a
+  // refused access must still go through read32/write32. `host` stays valid until the page is
+  // unmapped or its buffer freed (VRAM pages: for the device's lifetime). No execute bit: an
+  // instruction fetch goes through read32.
+  struct PageHost {
+    uint8_t* host = nullptr;
+    bool readable = false, writable = false;
+  };
+  std::optional<PageHost> page_host(GpuVa va);
   // The simulated MMIO register file (dword register addresses). A write to
   // BIF_BX_PF0_GPU_HDP_FLUSH_REQ completes the flush at once: the same bits read back set in
   // _DONE. Unwritten registers read 0.
@@ -157,6 +168,18 @@ class AmdGpu final : public drivers::amd::AmdDevice {
    private:
     std::recursive_mutex* m_;
   };
+  // A page walk's leaf: attributes, the physical address of the walked VA, the leaf's span and
+  // the VA's offset from the VM context base.
+  struct Leaf {
+    memory::PageAttrs attrs;
+    uint64_t pa = 0, span = 0, va_off = 0;
+  };
+  // Walks the page tables for `va` without side effects on the fault registers: nullptr and
+  // `leaf` filled, or what refused it (`status`: the fault status bits).
+  const char* walk(GpuVa va, Leaf& leaf, uint32_t& status);
+  // Host pointer of physical address `pa` in the leaf's aperture with `bytes` bytes backed
+  // contiguously from it (VRAM: up to the end of pa's 4 KiB page); nullptr when unbacked.
+  uint8_t* backing(const Leaf& leaf, uint64_t pa, uint64_t bytes);
   Result<uint8_t*> translate(GpuVa va, bool write, bool exec);
   void record_fault(GpuVa va, uint32_t status);
   void run_queue(Queue& q);
