@@ -32,11 +32,11 @@
 #include "rawgpu/queues/signal.h"
 #include "rawgpu/sim/amd_gpu.h"
 #include "rawgpu/sim/rdna.h"
+#include "rdna_e2e_fixture.h"
 
 namespace rawgpu::sim::rdna {
 namespace {
 
-using drivers::amd::BufferPlacement;
 using drivers::amd::DeviceBuffer;
 
 struct Case {
@@ -48,20 +48,11 @@ void PrintTo(const Case& c, std::ostream* os) { *os << target_name(c.target) << 
 class ExampleSim : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
-    AmdGpuConfig config;  // the simulated device matches the emulated target
-    config.gc_version = GetParam().target == Target::kGfx1201 ? 120001 : 110000;
-    gpu_ = std::move(AmdGpu::create(config).value());
     Options o;
     o.threads = 2;
-    emu_ = std::make_unique<Emulator>(*gpu_, GetParam().target, o);
-    gpu_->set_executor(emu_.get());
-    queue_ = std::move(queues::amd::ComputeQueue::create(*gpu_).value());
+    testing::start_sim(GetParam().target, o, gpu_, emu_, queue_);
   }
-  DeviceBuffer buffer(uint64_t bytes) {
-    DeviceBuffer b = gpu_->alloc(bytes, BufferPlacement::kHost).value();
-    std::memset(b.cpu, 0, bytes);
-    return b;
-  }
+  DeviceBuffer buffer(uint64_t bytes) { return testing::zeroed_buffer(*gpu_, bytes); }
 
   std::unique_ptr<AmdGpu> gpu_;
   std::unique_ptr<Emulator> emu_;

@@ -36,23 +36,36 @@ inline std::optional<std::vector<uint8_t>> compile(Target t, const std::string& 
                               std::istreambuf_iterator<char>());
 }
 
+// (Re)starts a simulated GPU of t's generation (GC 11.0.0 / 12.0.1) whose dispatches run on the
+// emulator with options o, with a compute queue on it.
+inline void start_sim(Target t, const Options& o, std::unique_ptr<AmdGpu>& gpu,
+                      std::unique_ptr<Emulator>& emu,
+                      std::unique_ptr<queues::amd::ComputeQueue>& queue) {
+  queue.reset();
+  emu.reset();
+  AmdGpuConfig config;  // the simulated device matches the emulated target
+  config.gc_version = t == Target::kGfx1201 ? 120001 : 110000;
+  gpu = std::move(AmdGpu::create(config).value());
+  emu = std::make_unique<Emulator>(*gpu, t, o);
+  gpu->set_executor(emu.get());
+  queue = std::move(queues::amd::ComputeQueue::create(*gpu).value());
+}
+
+// A zeroed buffer in host memory mapped for the simulated GPU.
+inline DeviceBuffer zeroed_buffer(AmdGpu& gpu, uint64_t bytes) {
+  DeviceBuffer b = gpu.alloc(bytes, BufferPlacement::kHost).value();
+  std::memset(b.cpu, 0, bytes);
+  return b;
+}
+
 class EndToEnd : public ::testing::TestWithParam<Target> {
  protected:
   void SetUp() override {
     if (!have_tool("llc-19") || !have_tool("ld.lld-19"))
       GTEST_SKIP() << "SKIPPED: llc-19 / ld.lld-19 not installed";
-    AmdGpuConfig config;  // the simulated device matches the emulated target
-    config.gc_version = GetParam() == Target::kGfx1201 ? 120001 : 110000;
-    gpu_ = std::move(AmdGpu::create(config).value());
-    emu_ = std::make_unique<Emulator>(*gpu_, GetParam());
-    gpu_->set_executor(emu_.get());
-    queue_ = std::move(queues::amd::ComputeQueue::create(*gpu_).value());
+    start_sim(GetParam(), {}, gpu_, emu_, queue_);
   }
-  DeviceBuffer buffer(uint64_t bytes) {
-    DeviceBuffer b = gpu_->alloc(bytes, BufferPlacement::kHost).value();
-    std::memset(b.cpu, 0, bytes);
-    return b;
-  }
+  DeviceBuffer buffer(uint64_t bytes) { return zeroed_buffer(*gpu_, bytes); }
   // Compiles, loads and dispatches `kernel` with the given explicit kernel arguments (raw bytes
   // at the metadata offsets). Fails the test on any error.
   void launch(const std::string& ir, const std::string& kernel, const std::vector<uint64_t>& args,

@@ -39,17 +39,10 @@ class Threads : public EndToEnd {
  protected:
   // A fresh simulated GPU whose emulator runs `threads` host threads (opcode counting on).
   void reset(unsigned threads) {
-    AmdGpuConfig config;
-    config.gc_version = GetParam() == Target::kGfx1201 ? 120001 : 110000;
-    queue_.reset();
-    emu_.reset();
-    gpu_ = std::move(AmdGpu::create(config).value());
     Options o;
     o.threads = threads;
     o.count_opcodes = true;
-    emu_ = std::make_unique<Emulator>(*gpu_, GetParam(), o);
-    gpu_->set_executor(emu_.get());
-    queue_ = std::move(queues::amd::ComputeQueue::create(*gpu_).value());
+    testing::start_sim(GetParam(), o, gpu_, emu_, queue_);
   }
   void collect(Outcome& out, const std::vector<DeviceBuffer>& bufs,
                const std::vector<uint64_t>& sizes) {
