@@ -12,6 +12,7 @@
 
 #include "rawgpu/drivers/amd/code_object.h"
 #include "rawgpu/queues/amd_pm4.h"
+#include "rawgpu/queues/signal.h"
 #include "rdna_tool.h"
 
 namespace rawgpu::sim::rdna::testing {
@@ -73,8 +74,15 @@ class EndToEnd : public ::testing::TestWithParam<Target> {
     queues::amd::ExecParams p;
     prepare(ir, kernel, args, groups, group_size, p);
     if (HasFatalFailure()) return;
+    // Waits for a signal written after the dispatch: with the simulated device thread
+    // (RAWGPU_SIM_THREAD=1) the dispatch runs asynchronously to submit().
+    queues::SignalPool pool(*gpu_);
+    const queues::Signal done = pool.alloc().value();
     ASSERT_TRUE(static_cast<bool>(queue_->exec(p)));
+    queue_->signal(done, 1);
     Status st = queue_->submit();
+    ASSERT_TRUE(st) << st.error().to_string();
+    st = queues::wait_signal(*gpu_, done, 1, kernel);
     ASSERT_TRUE(st) << st.error().to_string();
     const QueueStatus qs = gpu_->queue_status(0);
     ASSERT_FALSE(qs.stopped) << qs.error;

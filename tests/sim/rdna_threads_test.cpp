@@ -231,8 +231,16 @@ TEST_P(Threads, FaultOfTheLowestWorkgroupIsReported) {
     queues::amd::ExecParams p;
     prepare(std::string(kHeader) + kFault, "oob", {out.va.raw(), far}, 64, 64, p);
     if (HasFatalFailure()) return;
+    queues::SignalPool pool(*gpu_);
+    const queues::Signal done = pool.alloc().value();
     ASSERT_TRUE(static_cast<bool>(queue_->exec(p)));
+    queue_->signal(done, 1);
     ASSERT_TRUE(static_cast<bool>(queue_->submit()));
+    // The wait ends with the device's fault once the queue stopped (also when the dispatch runs
+    // on the simulated device thread, RAWGPU_SIM_THREAD=1).
+    const Status waited = queues::wait_signal(*gpu_, done, 1, "oob");
+    ASSERT_FALSE(waited.ok());
+    EXPECT_TRUE(waited.error().is(Errc::kHardware)) << waited.error().to_string();
     const QueueStatus qs = gpu_->queue_status(0);
     ASSERT_TRUE(qs.stopped);
     Outcome o;
