@@ -23,7 +23,10 @@ case "$mode" in
     exit $status
     ;;
   --sanitize)
-    CXX=clang++-19 ensure_built build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+    # An explicit CXX keeps meson from adding ccache itself: name it when it is installed.
+    cxx=clang++-19
+    if command -v ccache >/dev/null; then cxx="ccache clang++-19"; fi
+    CXX=$cxx ensure_built build-asan -Db_sanitize=address,undefined -Db_lundef=false \
       -Dfuzzing=true -Dbenchmarks=false
     status=0
     # Death tests fork; ASan's abort-on-error keeps their messages on stderr.
