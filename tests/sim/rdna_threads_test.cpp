@@ -61,6 +61,13 @@ class Threads : public EndToEnd {
     for (uint32_t r : {g12 ? 0x15d0u : 0x15c8u, g12 ? 0x15d2u : 0x15c9u, g12 ? 0x15d3u : 0x15cau})
       out.fault_regs.push_back(gpu_->read_reg(seg0 + r));
   }
+  // The one-thread run is the reference; a run with more threads must match it.
+  static void keep_or_compare(Outcome& ref, Outcome o, unsigned threads) {
+    if (threads == 1)
+      ref = std::move(o);
+    else
+      expect_same(ref, o, threads);
+  }
   static void expect_same(const Outcome& a, const Outcome& b, unsigned threads) {
     ASSERT_EQ(a.memory.size(), b.memory.size());
     for (size_t i = 0; i < a.memory.size(); ++i)
@@ -134,11 +141,7 @@ TEST_P(Threads, LdsAtomicsAndFloatMathMatchOneThread) {
     EXPECT_EQ(a[1], 3u * (kGroups * 64) * (kGroups * 64 - 1) / 2);
     EXPECT_EQ(o.workgroups, kGroups);
     EXPECT_FALSE(o.hits.empty());
-    if (threads == 1) {
-      ref = std::move(o);
-    } else {
-      expect_same(ref, o, threads);
-    }
+    keep_or_compare(ref, std::move(o), threads);
   }
 }
 
@@ -180,11 +183,7 @@ TEST_P(Threads, ByteStoresToSharedDwordsAreNotLost) {
           << "byte " << g << ", " << threads << " threads";
     Outcome o;
     collect(o, {out}, {kGroups});
-    if (threads == 1) {
-      ref = std::move(o);
-    } else {
-      expect_same(ref, o, threads);
-    }
+    keep_or_compare(ref, std::move(o), threads);
   }
 }
 
@@ -253,11 +252,7 @@ TEST_P(Threads, FaultOfTheLowestWorkgroupIsReported) {
     EXPECT_EQ(o.fault_page, va & ~uint64_t{0xFFF});
     o.instructions = o.waves = o.workgroups = 0;  // groups past the fault may have run
     o.hits.clear();
-    if (threads == 1) {
-      ref = std::move(o);
-    } else {
-      expect_same(ref, o, threads);
-    }
+    keep_or_compare(ref, std::move(o), threads);
   }
 }
 
@@ -319,11 +314,7 @@ TEST_P(Threads, CompilerMatmulMatchesOneThread) {
         ASSERT_EQ(c[i * N + j], want) << i << "," << j << " with " << threads << " threads";
       }
     EXPECT_GT(o.workgroups, 1u);
-    if (threads == 1) {
-      ref = std::move(o);
-    } else {
-      expect_same(ref, o, threads);
-    }
+    keep_or_compare(ref, std::move(o), threads);
   }
 }
 
