@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cfenv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -358,6 +360,29 @@ template <class T>
 T clamp_to(int64_t v) {
   return static_cast<T>(
       std::clamp<int64_t>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+}
+
+// fma(a, b, c) · 2^sc rounded once (to double, or to float by the caller's cast) when the
+// result may be denormal, where "round the fma, then scale" would round twice. The long double
+// fma is rounded to odd (toward zero, then the last bit set if it was inexact): 64 bits ≥ 53 + 2,
+// so the final rounding of the odd-rounded value equals rounding the exact value; the ldexp is
+// exact in long double's range. The volatile accesses keep the fma between the rounding-mode
+// switches (GCC and clang treat fmal as const without -frounding-math).
+long double fma_round_odd_scaled(double a, double b, double c, int sc) {
+  volatile long double va = a, vb = b, vc = c;
+  const int old_round = std::fegetround();
+  std::fesetround(FE_TOWARDZERO);
+  std::feclearexcept(FE_INEXACT);
+  volatile long double z = std::fma(va, vb, vc);
+  const bool inexact = std::fetestexcept(FE_INEXACT) != 0;
+  std::fesetround(old_round);
+  long double r = z;
+  if (inexact && std::isfinite(r) && r != 0) {
+    int e = 0;
+    const long double m = std::ldexp(std::frexp(r, &e), std::numeric_limits<long double>::digits);
+    if (std::fmod(m, 2.0L) == 0) r = std::nextafter(r, r > 0 ? HUGE_VALL : -HUGE_VALL);
+  }
+  return std::ldexp(r, sc);
 }
 
 // v_div_scale_f64: the f32 rules with the f64 ranges (2^128 scale, exponent bias 1023).
@@ -1890,6 +1915,10 @@ struct Emulator::Impl {
       case s_trunc_f32: d = U(std::trunc(F(a))); break;
       case s_floor_f32: d = U(std::floor(F(a))); break;
       case s_ceil_f32: d = U(std::ceil(F(a))); break;
+      // gfx12 SALU forms of v_minimum/v_maximum_f32 (NaN propagating, −0 < +0) and v_rndne_f32.
+      case s_minimum_f32: d = fmaximum(a, b, false); break;
+      case s_maximum_f32: d = fmaximum(a, b, true); break;
+      case s_rndne_f32: d = U(std::nearbyint(F(a))); break;
       // ---- emudev block (issue 9 wiring): GFX12 SALU f32 compares (n*: true if unordered) ----
       case s_cmp_lt_f32: scc = F(a) < F(b), wr = false; break;
       case s_cmp_eq_f32: scc = F(a) == F(b), wr = false; break;
@@ -2638,13 +2667,12 @@ struct Emulator::Impl {
           }
           const int sc = ((QC[l] >> 52) & 0x7FF) > 1023 ? 128 : -128;
           const double scaled = std::ldexp(r, sc);
+          // Exact when the scaled rounded fma stays normal; a scale that rounds (into or out
+          // of the denormal range) would round twice.
           QR[l] =
-              U(std::isnormal(scaled) || !std::isfinite(r)
+              U((std::isnormal(scaled) && std::ldexp(scaled, -sc) == r) || !std::isfinite(r)
                     ? scaled
-                    : static_cast<double>(std::ldexp(std::fma(static_cast<long double>(D(QA[l])),
-                                                              static_cast<long double>(D(QB[l])),
-                                                              static_cast<long double>(D(QC[l]))),
-                                                     sc)));
+                    : static_cast<double>(fma_round_odd_scaled(D(QA[l]), D(QB[l]), D(QC[l]), sc)));
         }
         return Done::k64;
       }
@@ -3016,7 +3044,7 @@ struct Emulator::Impl {
       }
       case v_div_fmas_f32: {
         // One rounding (std::fma on floats); the 2^±64 scale is exact unless the result leaves
-        // the normal range, where it is then computed from the double-precision fma.
+        // the normal range, where it is then rounded once from the round-to-odd fma.
         const uint32_t vcc = w.s[kVcc];
         for (unsigned l = 0; l < kLanes; ++l) {
           const float r = std::fma(F(A[l]), F(B[l]), F(C[l]));
@@ -3026,12 +3054,9 @@ struct Emulator::Impl {
           }
           const int sc = ((C[l] >> 23) & 0xFF) > 127 ? 64 : -64;
           const float scaled = std::ldexp(r, sc);
-          R[l] = U(std::isnormal(scaled) || !std::isfinite(r)
+          R[l] = U((std::isnormal(scaled) && std::ldexp(scaled, -sc) == r) || !std::isfinite(r)
                        ? scaled
-                       : static_cast<float>(std::ldexp(
-                             std::fma(static_cast<double>(F(A[l])), static_cast<double>(F(B[l])),
-                                      static_cast<double>(F(C[l]))),
-                             sc)));
+                       : static_cast<float>(fma_round_odd_scaled(F(A[l]), F(B[l]), F(C[l]), sc)));
         }
         break;
       }
@@ -3070,8 +3095,9 @@ struct Emulator::Impl {
       case v_add_f64: QLANES(U(D(a) + D(b)))
       case v_mul_f64: QLANES(U(D(a) * D(b)))
       case v_fma_f64: QLANES(U(std::fma(D(a), D(b), D(c))))
-      case v_max_f64: QLANES(std::isnan(D(a)) ? b : std::isnan(D(b)) ? a : U(std::fmax(D(a), D(b))))
-      case v_min_f64: QLANES(std::isnan(D(a)) ? b : std::isnan(D(b)) ? a : U(std::fmin(D(a), D(b))))
+      // GFX11 f64 min/max follow MODE.IEEE like the f32 forms (sNaN → qNaN, −0 < +0).
+      case v_max_f64: QLANES(fminmax64(a, b, true, w.mode.ieee ? 0 : 1))
+      case v_min_f64: QLANES(fminmax64(a, b, false, w.mode.ieee ? 0 : 1))
       case v_rcp_f64: QLANES(U(1.0 / D(a)))
       case v_ldexp_f64:
         for (unsigned l = 0; l < kLanes; ++l)

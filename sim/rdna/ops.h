@@ -161,7 +161,9 @@
   /* f64 */                                                                                    \
   X(v_div_scale_f64) X(v_div_fmas_f64) X(v_div_fixup_f64) X(v_rsq_f64) X(v_sqrt_f64)             \
   X(v_trunc_f64) X(v_floor_f64) X(v_ceil_f64) X(v_rndne_f64) X(v_fract_f64) X(v_frexp_mant_f64)  \
-  X(v_frexp_exp_i32_f64) X(v_max_num_f64) X(v_min_num_f64) X(v_maximum_f64) X(v_minimum_f64)
+  X(v_frexp_exp_i32_f64) X(v_max_num_f64) X(v_min_num_f64) X(v_maximum_f64) X(v_minimum_f64) \
+  /* gfx12 SALU f32 that LLVM picks for uniform minimum/maximum and exp's rounding */          \
+  X(s_minimum_f32) X(s_maximum_f32) X(s_rndne_f32)
 // clang-format on
 
 // Cross-lane (issue 9 item 3): DPP itself is a src0 modifier handled for every VALU op.

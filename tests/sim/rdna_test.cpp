@@ -758,6 +758,42 @@ TEST_P(Exec, ScalarFloatMinMaxNum) {
   EXPECT_EQ(y[3], 0xc0000000u);  // min(-2, NaN)
 }
 
+// gfx12 SALU s_minimum/s_maximum_f32 (LLVM's uniform llvm.minimum/maximum: NaN propagates,
+// quieted; -0 < +0) and s_rndne_f32 (uniform exp/rint: ties to even).
+TEST_P(Exec, ScalarFloatMinimumMaximumRndne) {
+  if (!g12())
+    GTEST_SKIP() << "SKIPPED: s_minimum_f32/s_maximum_f32/s_rndne_f32 exist on gfx12 only";
+  const std::string text =
+      "s_load_b64 s[4:5], s[0:1], 0x0\n"
+      "s_mov_b32 s10, 0xc0000000\n"  // -2.0
+      "s_mov_b32 s11, 0x3fc00000\n"  // 1.5
+      "s_mov_b32 s12, 0x7f800001\n"  // signaling NaN
+      "s_mov_b32 s13, 0x80000000\n"  // -0.0
+      "s_mov_b32 s14, 0x40200000\n"  // 2.5
+      "s_maximum_f32 s20, s10, s11\n"
+      "s_minimum_f32 s21, s10, s11\n"
+      "s_maximum_f32 s22, s11, s12\n"
+      "s_minimum_f32 s23, s12, s11\n"
+      "s_maximum_f32 s24, s13, 0\n"
+      "s_minimum_f32 s25, 0, s13\n"
+      "s_rndne_f32 s26, s14\n"
+      "s_rndne_f32 s27, s11\n" +
+      wait_km() + "\n" + store_sgprs(20, 8) + "s_endpgm\n";
+  LOAD_OR_SKIP(text);
+  DeviceBuffer out = buffer(64);
+  DeviceBuffer ka = kernargs({out.va.raw()});
+  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
+  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  EXPECT_EQ(y[0], 0x3fc00000u);  // maximum(-2, 1.5)
+  EXPECT_EQ(y[1], 0xc0000000u);  // minimum(-2, 1.5)
+  EXPECT_EQ(y[2], 0x7fc00001u);  // maximum(1.5, sNaN): the NaN, quieted
+  EXPECT_EQ(y[3], 0x7fc00001u);  // minimum(sNaN, 1.5)
+  EXPECT_EQ(y[4], 0u);           // maximum(-0, +0) = +0
+  EXPECT_EQ(y[5], 0x80000000u);  // minimum(+0, -0) = -0
+  EXPECT_EQ(y[6], 0x40000000u);  // rndne(2.5) = 2
+  EXPECT_EQ(y[7], 0x40000000u);  // rndne(1.5) = 2
+}
+
 // GFX12's pseudo-scalar transcendentals (VOP3 with an SGPR destination): f16 and f32 forms
 // with SGPR, inline-constant and abs-modified sources; results land in the SGPRs.
 TEST_P(Exec, PseudoScalarTranscendentalsWriteSgprs) {
