@@ -846,7 +846,7 @@ struct Emulator::Impl {
       case Format::kSOPC:
       case Format::kSOP1: {
         const auto& w = in.info->widths;
-        u->fbits = float_bits(m) == 32 ? 32 : 0;
+        u->fbits = float_bits(m) == 32 || float_bits(m) == 16 ? float_bits(m) : 0;
         const bool has_dst = in.format != Format::kSOPC;
         u->sdst = static_cast<uint16_t>((w0 >> 16) & 0x7F);
         u->dstw = has_dst ? (w[0] ? w[0] : 1) : 0;
@@ -860,7 +860,7 @@ struct Emulator::Impl {
           if (!(m == "s_setpc_b64")) u->srcw[i] = w[off + i] ? w[off + i] : 1;
           RG_TRY(set_src(*u, i, i == 0 ? (w0 & 0xFF) : ((w0 >> 8) & 0xFF), in.literal));
         }
-        if (m == "s_fmac_f32") {  // D = S0 * S1 + D
+        if (m == "s_fmac_f32" || m == "s_fmac_f16") {  // D = S0 * S1 + D
           u->srcw[2] = 1;
           RG_TRY(set_src(*u, 2, u->sdst, 0));
         }
@@ -1919,6 +1919,37 @@ struct Emulator::Impl {
       case s_minimum_f32: d = fmaximum(a, b, false); break;
       case s_maximum_f32: d = fmaximum(a, b, true); break;
       case s_rndne_f32: d = U(std::nearbyint(F(a))); break;
+      // gfx12 SALU f16: the f16 result in the low half, the high half written 0 (as the
+      // pseudo-scalar v_s_*_f16; not hardware-confirmed, LLVM reads the low half only).
+      case s_add_f16: d = F2H(double{H2F(a)} + H2F(b)); break;
+      case s_sub_f16: d = F2H(double{H2F(a)} - H2F(b)); break;
+      case s_mul_f16: d = F2H(double{H2F(a)} * H2F(b)); break;
+      case s_fmac_f16: d = F2H(std::fma(double{H2F(a)}, H2F(b), H2F(scalar32(w, u, 2)))); break;
+      case s_max_num_f16: d = fminmax16(a, b, true, 1); break;
+      case s_min_num_f16: d = fminmax16(a, b, false, 1); break;
+      case s_maximum_f16: d = fminmax16(a, b, true, 2); break;
+      case s_minimum_f16: d = fminmax16(a, b, false, 2); break;
+      case s_ceil_f16: d = F2H(std::ceil(H2F(a))); break;
+      case s_floor_f16: d = F2H(std::floor(H2F(a))); break;
+      case s_trunc_f16: d = F2H(std::trunc(H2F(a))); break;
+      case s_rndne_f16: d = F2H(std::nearbyint(H2F(a))); break;
+      case s_cvt_f32_f16: d = U(H2F(a)); break;
+      case s_cvt_hi_f32_f16: d = U(H2F(a >> 16)); break;
+      case s_cvt_f16_f32: d = float_to_half(F(a)); break;
+      case s_cmp_lt_f16: scc = H2F(a) < H2F(b), wr = false; break;
+      case s_cmp_eq_f16: scc = H2F(a) == H2F(b), wr = false; break;
+      case s_cmp_le_f16: scc = H2F(a) <= H2F(b), wr = false; break;
+      case s_cmp_gt_f16: scc = H2F(a) > H2F(b), wr = false; break;
+      case s_cmp_lg_f16: scc = H2F(a) < H2F(b) || H2F(a) > H2F(b), wr = false; break;
+      case s_cmp_ge_f16: scc = H2F(a) >= H2F(b), wr = false; break;
+      case s_cmp_o_f16: scc = !std::isnan(H2F(a)) && !std::isnan(H2F(b)), wr = false; break;
+      case s_cmp_u_f16: scc = std::isnan(H2F(a)) || std::isnan(H2F(b)), wr = false; break;
+      case s_cmp_nge_f16: scc = !(H2F(a) >= H2F(b)), wr = false; break;
+      case s_cmp_nlg_f16: scc = !(H2F(a) < H2F(b) || H2F(a) > H2F(b)), wr = false; break;
+      case s_cmp_ngt_f16: scc = !(H2F(a) > H2F(b)), wr = false; break;
+      case s_cmp_nle_f16: scc = !(H2F(a) <= H2F(b)), wr = false; break;
+      case s_cmp_neq_f16: scc = !(H2F(a) == H2F(b)), wr = false; break;
+      case s_cmp_nlt_f16: scc = !(H2F(a) < H2F(b)), wr = false; break;
       // ---- emudev block (issue 9 wiring): GFX12 SALU f32 compares (n*: true if unordered) ----
       case s_cmp_lt_f32: scc = F(a) < F(b), wr = false; break;
       case s_cmp_eq_f32: scc = F(a) == F(b), wr = false; break;
