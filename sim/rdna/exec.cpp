@@ -2436,6 +2436,49 @@ struct Emulator::Impl {
         L32(fminmax16(fminmax16(a, b, false, k), fminmax16(fminmax16(a, b, true, k), c, false, k),
                       true, k))
       }
+      // Two-step min/max (LLVM's clamp and min/max chains): maxmin = min(max(S0, S1), S2),
+      // minmax = max(min(S0, S1), S2). gfx11 forms follow MODE.IEEE like v_max/min_*, gfx12
+      // `_num` forms maximumNumber, `maximumminimum` & co. and `maximum3` propagate NaN.
+      case v_maxmin_f32: {
+        const bool ie = ieee;
+        L32(ie ? fmax_ieee(fmax_ieee(a, b, true), c, false)
+               : fmax_num(fmax_num(a, b, true), c, false))
+      }
+      case v_minmax_f32: {
+        const bool ie = ieee;
+        L32(ie ? fmax_ieee(fmax_ieee(a, b, false), c, true)
+               : fmax_num(fmax_num(a, b, false), c, true))
+      }
+      case v_maxmin_num_f32: L32(fmax_num(fmax_num(a, b, true), c, false))
+      case v_minmax_num_f32: L32(fmax_num(fmax_num(a, b, false), c, true))
+      case v_maximumminimum_f32: L32(fmaximum(fmaximum(a, b, true), c, false))
+      case v_minimummaximum_f32: L32(fmaximum(fmaximum(a, b, false), c, true))
+      case v_maximum3_f32: L32(fmaximum(fmaximum(a, b, true), c, true))
+      case v_minimum3_f32: L32(fmaximum(fmaximum(a, b, false), c, false))
+      case v_med3_num_f32:
+        L32(fmax_num(fmax_num(a, b, false), fmax_num(fmax_num(a, b, true), c, false), true))
+      case v_maxmin_f16:
+      case v_maxmin_num_f16: {
+        const int k = u.op == v_maxmin_f16 && ieee ? 0 : 1;
+        L32(fminmax16(fminmax16(a, b, true, k), c, false, k))
+      }
+      case v_minmax_f16:
+      case v_minmax_num_f16: {
+        const int k = u.op == v_minmax_f16 && ieee ? 0 : 1;
+        L32(fminmax16(fminmax16(a, b, false, k), c, true, k))
+      }
+      case v_maximumminimum_f16: L32(fminmax16(fminmax16(a, b, true, 2), c, false, 2))
+      case v_minimummaximum_f16: L32(fminmax16(fminmax16(a, b, false, 2), c, true, 2))
+      case v_maximum3_f16: L32(fminmax16(fminmax16(a, b, true, 2), c, true, 2))
+      case v_minimum3_f16: L32(fminmax16(fminmax16(a, b, false, 2), c, false, 2))
+      case v_maxmin_u32: L32(std::min(std::max(a, b), c))
+      case v_minmax_u32: L32(std::max(std::min(a, b), c))
+      case v_maxmin_i32:
+        L32(static_cast<uint32_t>(std::min(
+            std::max(static_cast<int32_t>(a), static_cast<int32_t>(b)), static_cast<int32_t>(c))))
+      case v_minmax_i32:
+        L32(static_cast<uint32_t>(std::max(
+            std::min(static_cast<int32_t>(a), static_cast<int32_t>(b)), static_cast<int32_t>(c))))
       case v_cvt_i16_f16: L32(static_cast<uint16_t>(sat_cvt<int16_t>(H2F(a))))
       case v_cvt_u16_f16: L32(sat_cvt<uint16_t>(H2F(a)))
       case v_cvt_f16_i16: L32(F2H(s16(a)))

@@ -170,7 +170,13 @@
   X(s_cvt_f32_f16) X(s_cvt_hi_f32_f16) X(s_cvt_f16_f32) X(s_cmp_lt_f16) X(s_cmp_eq_f16)          \
   X(s_cmp_le_f16) X(s_cmp_gt_f16) X(s_cmp_lg_f16) X(s_cmp_ge_f16) X(s_cmp_o_f16) X(s_cmp_u_f16)  \
   X(s_cmp_nge_f16) X(s_cmp_nlg_f16) X(s_cmp_ngt_f16) X(s_cmp_nle_f16) X(s_cmp_neq_f16)           \
-  X(s_cmp_nlt_f16)
+  X(s_cmp_nlt_f16)                                                                             \
+  /* two-step and three-way min/max (LLVM's min/max chains and clamps) */                     \
+  X(v_maxmin_f32) X(v_minmax_f32) X(v_maxmin_num_f32) X(v_minmax_num_f32)                       \
+  X(v_maximumminimum_f32) X(v_minimummaximum_f32) X(v_maximum3_f32) X(v_minimum3_f32)           \
+  X(v_med3_num_f32) X(v_maxmin_f16) X(v_minmax_f16) X(v_maxmin_num_f16) X(v_minmax_num_f16)     \
+  X(v_maximumminimum_f16) X(v_minimummaximum_f16) X(v_maximum3_f16) X(v_minimum3_f16)           \
+  X(v_maxmin_u32) X(v_minmax_u32) X(v_maxmin_i32) X(v_minmax_i32)
 // clang-format on
 
 // Cross-lane (issue 9 item 3): DPP itself is a src0 modifier handled for every VALU op.

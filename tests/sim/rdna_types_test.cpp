@@ -865,6 +865,106 @@ Family div_fmas_family() {
           }};
 }
 
+// Min/max chains: LLVM folds min(max(x, y), k) and max(min(x, y), k) into gfx11 v_maxmin/
+// v_minmax_{f32,f16,i32,u32} (MODE.IEEE rules) and gfx12 v_maxmin_num/v_minmax_num, and
+// minimum/maximum chains into gfx12 v_maximumminimum/v_minimummaximum/v_maximum3.
+Family f32_chain_family() {
+  auto f = [](u64 x) { return F(x); };
+  return {
+      "f32 min/max chains",
+      {0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x7F800000, 0xFF800000, 0x7FC00000,
+       0x7FA00000 /* sNaN */, UF(1.0f), UF(-1.0f), 0x7F7FFFFF, UF(6.0f), UF(-2.0f), UF(1.5f),
+       UF(7.5f), UF(-7.5f)},
+      {
+          {"clamp maxmin", "float", "float",
+           "$m = call float @llvm.maxnum.f32(float $x, float $y)\n"
+           "$r = call float @llvm.minnum.f32(float $m, float 6.0)",
+           [=](u64 a, u64 b) { return UF(num_minmax(num_minmax(f(a), f(b), true), 6.0f, false)); },
+           Cmp::kTie},
+          {"clamp minmax", "float", "float",
+           "$m = call float @llvm.minnum.f32(float $x, float $y)\n"
+           "$r = call float @llvm.maxnum.f32(float $m, float -2.0)",
+           [=](u64 a, u64 b) { return UF(num_minmax(num_minmax(f(a), f(b), false), -2.0f, true)); },
+           Cmp::kTie},
+          {"maximum-minimum", "float", "float",
+           "$m = call float @llvm.maximum.f32(float $x, float $y)\n"
+           "$r = call float @llvm.minimum.f32(float $m, float 1.5)",
+           [=](u64 a, u64 b) { return UF(nan_minmax(nan_minmax(f(a), f(b), true), 1.5f, false)); },
+           Cmp::kNan},
+          {"minimum-maximum", "float", "float",
+           "$m = call float @llvm.minimum.f32(float $x, float $y)\n"
+           "$r = call float @llvm.maximum.f32(float $m, float -1.0)",
+           [=](u64 a, u64 b) { return UF(nan_minmax(nan_minmax(f(a), f(b), false), -1.0f, true)); },
+           Cmp::kNan},
+          {"maximum3", "float", "float",
+           "$m = call float @llvm.maximum.f32(float $x, float $y)\n"
+           "$r = call float @llvm.maximum.f32(float $m, float -1.0)",
+           [=](u64 a, u64 b) { return UF(nan_minmax(nan_minmax(f(a), f(b), true), -1.0f, true)); },
+           Cmp::kNan},
+          {"minimum3", "float", "float",
+           "$m = call float @llvm.minimum.f32(float $x, float $y)\n"
+           "$r = call float @llvm.minimum.f32(float $m, float 1.5)",
+           [=](u64 a, u64 b) { return UF(nan_minmax(nan_minmax(f(a), f(b), false), 1.5f, false)); },
+           Cmp::kNan},
+      }};
+}
+
+Family f16_chain_family() {
+  const h16 six = 6, m2 = -2, k15 = 1.5, m1 = -1;
+  return {
+      "f16 min/max chains",
+      {0x0000, 0x8000, 0x0001, 0x83FF, 0x7C00, 0xFC00, 0x7E00, 0x7D00 /* sNaN */, 0x3C00, 0xBC00,
+       0x7BFF, 0x4600 /* 6 */, 0xC000 /* -2 */, 0x3E00 /* 1.5 */, 0x4780, 0xC780},
+      {
+          {"clamp maxmin", "half", "half",
+           "$m = call half @llvm.maxnum.f16(half $x, half $y)\n"
+           "$r = call half @llvm.minnum.f16(half $m, half 6.0)",
+           [=](u64 a, u64 b) { return UH(hnum(hnum(H(a), H(b), true), six, false)); }, Cmp::kTie},
+          {"clamp minmax", "half", "half",
+           "$m = call half @llvm.minnum.f16(half $x, half $y)\n"
+           "$r = call half @llvm.maxnum.f16(half $m, half -2.0)",
+           [=](u64 a, u64 b) { return UH(hnum(hnum(H(a), H(b), false), m2, true)); }, Cmp::kTie},
+          {"maximum-minimum", "half", "half",
+           "$m = call half @llvm.maximum.f16(half $x, half $y)\n"
+           "$r = call half @llvm.minimum.f16(half $m, half 1.5)",
+           [=](u64 a, u64 b) { return UH(hnan(hnan(H(a), H(b), true), k15, false)); }, Cmp::kNan},
+          {"minimum-maximum", "half", "half",
+           "$m = call half @llvm.minimum.f16(half $x, half $y)\n"
+           "$r = call half @llvm.maximum.f16(half $m, half -1.0)",
+           [=](u64 a, u64 b) { return UH(hnan(hnan(H(a), H(b), false), m1, true)); }, Cmp::kNan},
+          {"maximum3", "half", "half",
+           "$m = call half @llvm.maximum.f16(half $x, half $y)\n"
+           "$r = call half @llvm.maximum.f16(half $m, half -1.0)",
+           [=](u64 a, u64 b) { return UH(hnan(hnan(H(a), H(b), true), m1, true)); }, Cmp::kNan},
+      }};
+}
+
+Family i32_chain_family() {
+  auto s = [](u64 x) { return static_cast<int32_t>(x); };
+  auto u = [](u64 x) { return static_cast<uint32_t>(x); };
+  return {"i32 min/max chains",
+          {0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, 0x80000001, 2, 3, 99, 100, 101, 0x55555555,
+           0xAAAAAAAA, 7, 6, 8},
+          {
+              {"smin(smax)", "i32", "i32",
+               "$m = call i32 @llvm.smax.i32(i32 $x, i32 $y)\n"
+               "$r = call i32 @llvm.smin.i32(i32 $m, i32 100)",
+               [=](u64 a, u64 b) { return M(std::min(std::max(s(a), s(b)), 100)); }},
+              {"smax(smin)", "i32", "i32",
+               "$m = call i32 @llvm.smin.i32(i32 $x, i32 $y)\n"
+               "$r = call i32 @llvm.smax.i32(i32 $m, i32 -5)",
+               [=](u64 a, u64 b) { return M(std::max(std::min(s(a), s(b)), -5)); }},
+              {"umin(umax)", "i32", "i32",
+               "$m = call i32 @llvm.umax.i32(i32 $x, i32 $y)\n"
+               "$r = call i32 @llvm.umin.i32(i32 $m, i32 100)",
+               [=](u64 a, u64 b) -> u64 { return std::min(std::max(u(a), u(b)), 100u); }},
+              {"umax(umin)", "i32", "i32",
+               "$m = call i32 @llvm.umin.i32(i32 $x, i32 $y)\n"
+               "$r = call i32 @llvm.umax.i32(i32 $m, i32 7)",
+               [=](u64 a, u64 b) -> u64 { return std::max(std::min(u(a), u(b)), 7u); }},
+          }};
+}
+
 TEST_P(Types, F16) { check(f16_family()); }
 TEST_P(Types, Bf16) { check(bf16_family()); }
 TEST_P(Types, F32Conversions) { check(f32_conv_family()); }
@@ -878,6 +978,9 @@ TEST_P(Types, F64DenormalQuotients) { check(f64_denormal_quotient_family()); }
 TEST_P(Types, F32DenormalQuotients) { check(f32_denormal_quotient_family()); }
 TEST_P(Types, F16Math) { check(f16_math_family()); }
 TEST_P(Types, DivFmasScaledOnce) { check(div_fmas_family()); }
+TEST_P(Types, F32MinMaxChains) { check(f32_chain_family()); }
+TEST_P(Types, F16MinMaxChains) { check(f16_chain_family()); }
+TEST_P(Types, I32MinMaxChains) { check(i32_chain_family()); }
 
 // Random quotients around and below the smallest normal (half the pairs: numerators with
 // exponent field 0-2 and a random mantissa, denominators in [1, 8); the other half: numerators
