@@ -385,6 +385,56 @@ long double fma_round_odd_scaled(double a, double b, double c, int sc) {
   return std::ldexp(r, sc);
 }
 
+// v_rsq_f64, correctly rounded: a long double estimate rounded to double, then moved to a
+// neighbour while the exact 1/sqrt(x) lies beyond the midpoint m towards it. 1/sqrt(x) > m
+// exactly when m²·x < 1, decided on integers: m = M·2^em, x = X·2^ex with M ≤ 54 and X ≤ 53
+// significant bits, so M²·X has at most 161 bits (a 64-bit high part of a 128-bit product plus
+// a 128-bit low part). No ties: m²·x = 1 would need x = 1/m², not a binary fraction for a
+// midpoint m.
+bool rsq_exceeds(long double m, double x) {  // true when 1/sqrt(x) > m (m, x > 0, finite)
+  int em = 0, ex = 0;
+  uint64_t M = static_cast<uint64_t>(std::ldexp(std::frexp(m, &em), 64));
+  em -= 64;
+  const int tm = std::countr_zero(M);
+  M >>= tm, em += tm;
+  uint64_t X = static_cast<uint64_t>(std::ldexp(std::frexp(x, &ex), 64));
+  ex -= 64;
+  const int tx = std::countr_zero(X);
+  X >>= tx, ex += tx;
+  const int k = -(2 * em + ex);  // m²·x < 1  ⇔  M²·X < 2^k
+  if (k <= 0) return false;      // M²·X ≥ 1 ≥ 2^k
+  if (k >= 192) return true;
+  using u128 = unsigned __int128;
+  const u128 p = static_cast<u128>(M) * M;  // < 2^108
+  const u128 lo = static_cast<u128>(static_cast<uint64_t>(p)) * X;
+  const u128 hi = static_cast<u128>(static_cast<uint64_t>(p >> 64)) * X + (lo >> 64);
+  const uint64_t low = static_cast<uint64_t>(lo);
+  // bit length of hi·2^64 + low, compared with k + 1 (M²·X is never exactly 2^k: see above)
+  const int len =
+      hi ? 64 + 128 -
+               (static_cast<uint64_t>(hi >> 64) ? std::countl_zero(static_cast<uint64_t>(hi >> 64))
+                                                : 64 + std::countl_zero(static_cast<uint64_t>(hi)))
+         : 64 - std::countl_zero(low);
+  return len <= k;
+}
+double rsq_f64(double x) {
+  if (std::isnan(x)) return x + x;  // quiet
+  if (x == 0) return std::copysign(HUGE_VAL, x);
+  if (x < 0) return std::numeric_limits<double>::quiet_NaN();
+  if (std::isinf(x)) return 0.0;
+  double y = static_cast<double>(1.0L / std::sqrt(static_cast<long double>(x)));
+  for (int i = 0; i < 4; ++i) {
+    const double up = std::nextafter(y, HUGE_VAL), down = std::nextafter(y, 0.0);
+    if (rsq_exceeds((static_cast<long double>(y) + up) / 2, x))
+      y = up;
+    else if (!rsq_exceeds((static_cast<long double>(y) + down) / 2, x))
+      y = down;
+    else
+      break;
+  }
+  return y;
+}
+
 // v_div_scale_f64: the f32 rules with the f64 ranges (2^128 scale, exponent bias 1023).
 uint64_t div_scale_f64(uint64_t s0, uint64_t s1, uint64_t s2, bool& vcc) {
   const double x = D(s0), den = D(s1), num = D(s2);
@@ -2751,7 +2801,7 @@ struct Emulator::Impl {
         return Done::k64;
       }
       case v_div_fixup_f64: L64(div_fixup_f64(a, b, c))
-      case v_rsq_f64: L64(U(static_cast<double>(1.0L / std::sqrt(static_cast<long double>(D(a))))))
+      case v_rsq_f64: L64(U(rsq_f64(D(a))))
       case v_sqrt_f64: L64(U(std::sqrt(D(a))))
       case v_trunc_f64: L64(U(std::trunc(D(a))))
       case v_floor_f64: L64(U(std::floor(D(a))))
