@@ -482,10 +482,16 @@ struct Mode {
   void set(uint32_t v) {
     round_f32 = v & 3, round_f16_64 = (v >> 2) & 3, denorm_f32 = (v >> 4) & 3;
     denorm_f16_64 = (v >> 6) & 3, dx10_clamp = (v >> 8) & 1, ieee = (v >> 9) & 1;
+    set_denorm(denorm_f32, denorm_f16_64);
   }
   // FP_DENORM per type: bit 0 allows input denormals, bit 1 output denormals (3: IEEE, the
-  // default LLVM requests; 0: flush both, LLVM's "preserve-sign"). True when any is flushed.
-  bool flushes() const { return (denorm_f32 & denorm_f16_64) != 3; }
+  // default LLVM requests; 0: flush both, LLVM's "preserve-sign"). `flush`: any is flushed
+  // (kept by set() and set_denorm(), read once per VALU instruction).
+  bool flush = false;
+  void set_denorm(unsigned f32, unsigned f16_64) {
+    denorm_f32 = static_cast<uint8_t>(f32 & 3), denorm_f16_64 = static_cast<uint8_t>(f16_64 & 3);
+    flush = (denorm_f32 & denorm_f16_64) != 3;
+  }
   uint8_t denorm_of(uint8_t type) const { return (type & 0x7F) == 32 ? denorm_f32 : denorm_f16_64; }
 };
 
@@ -2802,7 +2808,23 @@ struct Emulator::Impl {
 #undef L64
   }
 
+  // MODE.FP_DENORM (see denorm_types): the VALU semantics (exec_valu_core) are untouched
+  // while nothing is flushed, one test per instruction.
   Status exec_valu(Wave& w, const Uop& u) {
+    if (!w.mode.flush) [[likely]]
+      return exec_valu_core(w, u);
+    return exec_valu_flushing(w, u);
+  }
+  bool flush_src = false;  // exec_valu_core flushes its sources (set by exec_valu_flushing)
+  [[gnu::noinline]] Status exec_valu_flushing(Wave& w, const Uop& u) {
+    if (!(u.dn_in | u.dn_out)) return exec_valu_core(w, u);
+    flush_src = true;
+    Status st = exec_valu_core(w, u);
+    flush_src = false;
+    if (st) flush_dest(w, u);
+    return st;
+  }
+  Status exec_valu_core(Wave& w, const Uop& u) {
     if (u.op & kCmp) return exec_cmp(w, u);
     if (u.op == v_wmma_f32_16x16x16_f16 || u.op == v_wmma_f32_16x16x16_bf16 ||
         u.op == v_wmma_f16_16x16x16_f16 || u.op == v_wmma_bf16_16x16x16_bf16)
@@ -2818,9 +2840,7 @@ struct Emulator::Impl {
       else
         read32(w, u, i, in32[i]);
     }
-    // MODE.FP_DENORM: one test per instruction when denormals are preserved (the default).
-    const bool dn = (u.dn_in | u.dn_out) && w.mode.flushes();
-    if (dn) [[unlikely]]
+    if (flush_src) [[unlikely]]
       flush_inputs(w, u, in32, in64);
     const uint32_t m = w.exec();
     bool wide = false;
@@ -3263,8 +3283,6 @@ struct Emulator::Impl {
           }
           R[l] = out;
         }
-        if (dn) [[unlikely]]
-          flush_outputs(w, u, R, QR, false);
         write32(w, u, R);
         return {};
       }
@@ -3281,8 +3299,6 @@ struct Emulator::Impl {
 #undef FLANES
 #undef QLANES
     if (wide) {
-      if (dn) [[unlikely]]
-        flush_outputs(w, u, R, QR, true);
       write64(w, u, QR);
       return {};
     }
@@ -3301,16 +3317,14 @@ struct Emulator::Impl {
         R[l] = U(r);
       }
     }
-    if (dn) [[unlikely]]
-      flush_outputs(w, u, R, QR, false);
     write32(w, u, R);
     return {};
   }
 
   // MODE.FP_DENORM flushing (issue 9 item 2; operand types from denorm_types()). Inputs when
-  // the type's allow-input bit (0) is clear, results (after omod/clamp) when its allow-output
-  // bit (1) is clear. An fmac's accumulator (the destination VGPR) is flushed in place in the
-  // active lanes, which the result overwrites.
+  // the type's allow-input bit (0) is clear, results (after omod/clamp, as written) when its
+  // allow-output bit (1) is clear. An fmac's accumulator (the destination VGPR) is flushed in
+  // place in the active lanes, which the result overwrites.
   [[gnu::noinline]] static void flush_inputs(Wave& w, const Uop& u, uint32_t* const* in32,
                                              uint64_t* const* in64) {
     if (!u.dn_in || (w.mode.denorm_of(u.dn_in) & 1)) return;
@@ -3330,16 +3344,32 @@ struct Emulator::Impl {
         if ((m >> l) & 1) d[l] = ftz_type(d[l], t);
     }
   }
-  [[gnu::noinline]] static void flush_outputs(const Wave& w, const Uop& u, uint32_t* R,
-                                              uint64_t* QR, bool wide) {
-    if (!u.dn_out || (w.mode.denorm_of(u.dn_out) & 2)) return;
-    if (wide) {
-      if (u.dn_out == 64)
-        for (unsigned l = 0; l < kLanes; ++l) QR[l] = ftz_f64(QR[l]);
+  // The written result, in place in the active lanes (SGPR for gfx12 v_s_*; the opsel-selected
+  // half of a 16-bit result).
+  static void flush_dest(Wave& w, const Uop& u) {
+    const uint8_t t = u.dn_out;
+    if (!t || (w.mode.denorm_of(t) & 2)) return;
+    if (u.sgpr_dst) {
+      if (u.sdst < 128 && u.sdst != kNull) w.s[u.sdst] = ftz_type(w.s[u.sdst], t);
       return;
     }
-    if (u.dn_out == 64) return;
-    for (unsigned l = 0; l < kLanes; ++l) R[l] = ftz_type(R[l], u.dn_out);
+    const uint32_t m = w.exec();
+    uint32_t* d = w.vr(u.vdst);
+    if (t == 64) {
+      if (u.dstw != 2) return;
+      uint32_t* hi = w.vr(u.vdst + 1u);
+      for (unsigned l = 0; l < kLanes; ++l) {
+        if (!((m >> l) & 1)) continue;
+        const uint64_t x = ftz_f64(d[l] | uint64_t{hi[l]} << 32);
+        d[l] = static_cast<uint32_t>(x), hi[l] = static_cast<uint32_t>(x >> 32);
+      }
+      return;
+    }
+    const bool high_half = t == 16 && u.half && !u.dst32 && ((u.opsel >> 3) & 1);
+    for (unsigned l = 0; l < kLanes; ++l) {
+      if (!((m >> l) & 1)) continue;
+      d[l] = high_half ? (d[l] & 0xFFFFu) | (ftz_f16(d[l] >> 16) << 16) : ftz_type(d[l], t);
+    }
   }
 
   // ---------------------------------------------------------------- control
@@ -3393,9 +3423,7 @@ struct Emulator::Impl {
       case s_round_mode:
         w.mode.round_f32 = imm & 3, w.mode.round_f16_64 = (imm >> 2) & 3;
         return Stop::kRun;
-      case s_denorm_mode:
-        w.mode.denorm_f32 = imm & 3, w.mode.denorm_f16_64 = (imm >> 2) & 3;
-        return Stop::kRun;
+      case s_denorm_mode: w.mode.set_denorm(imm, imm >> 2); return Stop::kRun;
       case s_waitcnt:  // vmcnt [15:10], lgkmcnt [9:4]
         wait(w, 1u << kCntLoad, (imm >> 10) & 0x3F);
         wait(w, (1u << kCntLds) | (1u << kCntSmem), (imm >> 4) & 0x3F);
@@ -3591,7 +3619,7 @@ struct Emulator::Impl {
       w.pc = st.program.raw(), w.cur = nullptr;
       w.mode = Mode{};
       w.mode.round_f32 = float_mode & 3, w.mode.round_f16_64 = (float_mode >> 2) & 3;
-      w.mode.denorm_f32 = (float_mode >> 4) & 3, w.mode.denorm_f16_64 = (float_mode >> 6) & 3;
+      w.mode.set_denorm(float_mode >> 4, float_mode >> 6);
       w.mode.dx10_clamp = !g12 && ((rsrc1 >> 21) & 1), w.mode.ieee = !g12 && ((rsrc1 >> 23) & 1);
       for (unsigned i = 0; i < user && i < st.user_data.size(); ++i) w.s[i] = st.user_data[i];
       if (!g12) {
