@@ -444,6 +444,44 @@ TEST_P(Asm, DenormModeAndSetregSelectFlushing) {
     for (unsigned l = 0; l < 32; ++l) ASSERT_EQ(o[k * 32 + l], want[k]) << "value " << k;
 }
 
+// f16/f64 field on its own (f32 kept IEEE): results only (1) or inputs only (2) flushed; a
+// high-half f16 result (op_sel) is flushed without touching the low half's denormal, packed
+// f16 per half.
+TEST_P(Asm, DenormModeF16HalvesAndPackedResults) {
+  const std::string text =
+      "v_lshlrev_b32 v10, 2, v0\n"
+      "v_mov_b32 v12, 0x200\n"  // f16 2^-15 (denormal)
+      "v_mov_b32 v17, 0x3c00\n"
+      "v_mov_b32 v18, 0\n"
+      "v_mov_b32 v15, 0x201\n"  // low half: a denormal the high-half writes must keep
+      "v_mov_b32 v16, 0x201\n"
+      "v_mov_b32 v19, 0x2003c00\n"  // packed (2^-15, 1.0)
+      "v_mov_b32 v20, 0x3c003c00\n"
+      "v_mov_b32 v26, 0x400\n"
+      "v_mov_b32 v27, 0x401\n"
+      "s_denorm_mode 7\n"  // f32 IEEE; f16/f64: inputs kept, results flushed
+      "v_fma_f16 v15, v12, v17, v18 op_sel:[0,0,0,1]\n"
+      "v_pk_mul_f16 v21, v19, v20\n"
+      "v_mul_f32 v22, 0x400000, 1.0\n"
+      "s_denorm_mode 0xb\n"  // f32 IEEE; f16/f64: inputs flushed, results kept
+      "v_fma_f16 v16, v12, v17, v18 op_sel:[0,0,0,1]\n"
+      "v_pk_mul_f16 v23, v19, v20\n"
+      "v_sub_f16 v25, v27, v26\n"  // 2^-24
+      "global_store_b32 v10, v15, s[0:1]\n"
+      "global_store_b32 v10, v21, s[0:1] offset:128\n"
+      "global_store_b32 v10, v22, s[0:1] offset:256\n"
+      "global_store_b32 v10, v16, s[0:1] offset:384\n"
+      "global_store_b32 v10, v23, s[0:1] offset:512\n"
+      "global_store_b32 v10, v25, s[0:1] offset:640\n"
+      "s_endpgm\n";
+  DeviceBuffer out = buffer(4096);
+  ASSERT_OK(run(text, out, 32));
+  const uint32_t want[] = {0x00000201, 0x00003C00, 0x00400000, 0x00000201, 0x00003C00, 0x00000001};
+  const auto* o = reinterpret_cast<const uint32_t*>(out.cpu);
+  for (unsigned k = 0; k < std::size(want); ++k)
+    for (unsigned l = 0; l < 32; ++l) ASSERT_EQ(o[k * 32 + l], want[k]) << "value " << k;
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, Asm, ::testing::Values(Target::kGfx1100, Target::kGfx1201),
                          [](const auto& info) { return std::string(target_name(info.param)); });
 
