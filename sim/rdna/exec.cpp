@@ -539,7 +539,13 @@ struct Uop {
   uint8_t nreads = 0;
   std::array<Range, 2> writes{};
   uint8_t nwrites = 0;
+  // MODE.FP_DENORM (issue 9 item 2, see denorm_types()): the float type the wave's denormal
+  // mode applies to for the sources (dn_in) and the result (dn_out): 16, 32, 64, or
+  // kDnPacked | 16 (both halves of a 32-bit value); 0: the mode does not apply. dn_srcs: bit i
+  // set when source i is such a float operand.
+  uint8_t dn_in = 0, dn_out = 0, dn_srcs = 0;
 };
+constexpr uint8_t kDnPacked = 0x80;
 
 struct Mode {
   uint8_t round_f32 = 0, round_f16_64 = 0, denorm_f32 = 3, denorm_f16_64 = 3;
@@ -551,8 +557,38 @@ struct Mode {
   void set(uint32_t v) {
     round_f32 = v & 3, round_f16_64 = (v >> 2) & 3, denorm_f32 = (v >> 4) & 3;
     denorm_f16_64 = (v >> 6) & 3, dx10_clamp = (v >> 8) & 1, ieee = (v >> 9) & 1;
+    set_denorm(denorm_f32, denorm_f16_64);
   }
+  // FP_DENORM per type: bit 0 allows input denormals, bit 1 output denormals (3: IEEE, the
+  // default LLVM requests; 0: flush both, LLVM's "preserve-sign"). `flush`: any is flushed
+  // (kept by set() and set_denorm(), read once per VALU instruction).
+  bool flush = false;
+  void set_denorm(unsigned f32, unsigned f16_64) {
+    denorm_f32 = static_cast<uint8_t>(f32 & 3), denorm_f16_64 = static_cast<uint8_t>(f16_64 & 3);
+    flush = (denorm_f32 & denorm_f16_64) != 3;
+  }
+  uint8_t denorm_of(uint8_t type) const { return (type & 0x7F) == 32 ? denorm_f32 : denorm_f16_64; }
 };
+
+// Denormal flushing (sign kept). f16 values sit in the low half (upper bits kept), or in both
+// halves for packed operands.
+inline uint32_t ftz_f32(uint32_t x) {
+  return (x & 0x7F800000u) == 0 && (x & 0x7FFFFFu) ? x & 0x80000000u : x;
+}
+inline uint32_t ftz_f16(uint32_t x) {
+  return (x & 0x7C00u) == 0 && (x & 0x3FFu) ? x & 0xFFFF8000u : x;
+}
+inline uint32_t ftz_f16x2(uint32_t x) { return (ftz_f16(x) & 0xFFFFu) | (ftz_f16(x >> 16) << 16); }
+inline uint64_t ftz_f64(uint64_t x) {
+  return (x & 0x7FF0000000000000ull) == 0 && (x & 0xFFFFFFFFFFFFFull) ? x & (1ull << 63) : x;
+}
+inline uint32_t ftz_type(uint32_t x, uint8_t type) {
+  return type == 32 ? ftz_f32(x) : type == 16 ? ftz_f16(x) : ftz_f16x2(x);
+}
+
+// GFX12 split barrier state of a wave: no arrival recorded; arrived (s_barrier_signal) in the
+// current phase; arrived and the phase completed before the wave's s_barrier_wait.
+enum : uint8_t { kBarNone, kBarSignaled, kBarReleased };
 
 struct Wave {
   std::array<uint32_t, 128> s{};
@@ -562,6 +598,7 @@ struct Wave {
   uint64_t pc = 0;
   Uop* cur = nullptr;
   bool done = false, at_barrier = false;
+  uint8_t bar = 0;  // GFX12 split barrier: kBarNone / kBarSignaled / kBarReleased
   unsigned id = 0;
   std::vector<Pending> pending;
   std::array<uint8_t, 256> vpend{};
@@ -776,6 +813,52 @@ struct Emulator::Impl {
   }
 
   // VALU operand layout from the table's printed widths.
+  // MODE.FP_DENORM (issue 9 item 2): which operands of a VALU operation the wave's denormal
+  // mode applies to. Float arithmetic, min/max, rounding, frexp/ldexp and conversions flush
+  // denormal float sources (the type of the mnemonic's last type suffix, e.g. f16 for
+  // v_cvt_f32_f16) and a denormal float result (the first suffix; an integer result is never
+  // flushed). Exempt: operations without a float type (moves, selects, bit and lane operations:
+  // v_mov_*, v_cndmask_b32, v_perm, ...), v_pack_b32_f16, v_div_scale_* (their purpose is to
+  // scale denormal operands into range; LLVM runs them in the flushing mode), v_fma_mix*,
+  // v_dot2*, WMMA, and compares (v_cmp_class must see the input class). Transcendentals flush
+  // inputs and outputs in every mode. Not hardware-confirmed: compares and v_div_fixup (its
+  // inputs are flushed, so an fdiv of a denormal numerator gives ±0 in a flushing mode).
+  static void denorm_types(Uop& u, std::string_view m) {
+    for (std::string_view x : {"v_cmp", "pack_b32", "div_scale", "fma_mix", "dot2", "wmma"})
+      if (m.find(x) != std::string_view::npos) return;
+    u.dn_in = float_bits(m);
+    size_t first = std::string_view::npos;
+    uint8_t out = 0;
+    for (auto [sfx, b] : {std::pair<std::string_view, uint8_t>{"_f16", 16},
+                          {"_f32", 32},
+                          {"_f64", 64},
+                          {"_i32", 0},
+                          {"_u32", 0},
+                          {"_b32", 0},
+                          {"_i64", 0},
+                          {"_u64", 0},
+                          {"_b64", 0},
+                          {"_i16", 0},
+                          {"_u16", 0},
+                          {"_b16", 0},
+                          {"_i8", 0},
+                          {"_u8", 0}}) {
+      const size_t p = m.find(sfx);
+      if (p < first) first = p, out = b;
+    }
+    u.dn_out = out;
+    const bool packed = m.find("v_pk_") != std::string_view::npos;
+    if (packed && u.dn_in == 16) u.dn_in |= kDnPacked;
+    if ((packed || u.dst32) && u.dn_out == 16) u.dn_out |= kDnPacked;
+    // Float sources: the operands of the input type's width; ldexp/trig_preop's second source
+    // is an integer.
+    const bool int_src1 =
+        m.find("ldexp") != std::string_view::npos || m.find("trig_preop") != std::string_view::npos;
+    for (unsigned i = 0; i < u.nsrc; ++i)
+      if (u.dn_in && (u.srcw[i] == 2) == (u.dn_in == 64) && !(int_src1 && i > 0))
+        u.dn_srcs |= static_cast<uint8_t>(1u << i);
+  }
+
   Status setup_valu(Uop& u, const OpcodeInfo& info, const Instruction& in, unsigned vdst,
                     std::array<unsigned, 3> srcs) {
     const std::string_view m = info.mnemonic;
@@ -831,6 +914,7 @@ struct Emulator::Impl {
         u.op != v_nop) {
       RG_TRY(dst_vgpr(u, vdst, u.dstw));
     }
+    denorm_types(u, m);
     return {};
   }
 
@@ -906,6 +990,7 @@ struct Emulator::Impl {
         if (m == "s_getpc_b64") n = 0;
         if (m == "s_setpc_b64") u->dstw = 0, u->srcw[0] = 2;
         if (m == "s_fmamk_f32" || m == "s_fmaak_f32") n = 2;
+        if (m.starts_with("s_barrier_signal")) u->dstw = 0, n = 1;  // SSRC0: the barrier id
         for (unsigned i = 0; i < n; ++i) {
           if (!(m == "s_setpc_b64")) u->srcw[i] = w[off + i] ? w[off + i] : 1;
           RG_TRY(set_src(*u, i, i == 0 ? (w0 & 0xFF) : ((w0 >> 8) & 0xFF), in.literal));
@@ -2071,7 +2156,11 @@ struct Emulator::Impl {
         scc = sreg(w, u.sdst) <= (static_cast<uint32_t>(u.imm) & 0xFFFF), wr = false;
         break;
       case s_version: wr = false; break;
-      case s_barrier_signal: wr = false; break;  // GFX12: arrival is counted at s_barrier_wait
+      case s_barrier_signal:
+      case s_barrier_signal_isfirst:
+        RG_TRY(barrier_signal(w, u, a));
+        wr = false;
+        break;
       case s_getreg_b32:
       case s_setreg_b32:
       case s_setreg_imm32_b32: {
@@ -2103,6 +2192,45 @@ struct Emulator::Impl {
       }
     }
     return {};
+  }
+
+  // GFX12 split barrier (issue 9 item 4). s_barrier_signal(_isfirst) -1 records the wave's
+  // arrival in the current phase and the wave runs on; s_barrier_wait -1 blocks it until every
+  // live wave of the workgroup has signaled (ended waves do not hold the release back).
+  // _isfirst sets SCC in the first wave to signal in a phase. Only the workgroup barrier (-1)
+  // is modelled; a second signal before the phase completed is an error.
+  std::vector<Wave>* group_waves = nullptr;  // the waves of the running workgroup
+  Status barrier_signal(Wave& w, const Uop& u, uint32_t id) {
+    if (static_cast<int32_t>(id) != -1)
+      return fail(Errc::kUnsupported, &u,
+                  strformat("barrier id %d not implemented (only the workgroup barrier, -1)",
+                            static_cast<int32_t>(id)));
+    if (w.bar == kBarSignaled)
+      return fail(Errc::kHardware, &u,
+                  "second s_barrier_signal in one barrier phase (no s_barrier_wait between)");
+    if (u.op == s_barrier_signal_isfirst) {
+      bool first = true;
+      for (const Wave& x : *group_waves) first &= x.done || x.bar != kBarSignaled;
+      w.scc = first;
+    }
+    w.bar = kBarSignaled;
+    release_split(*group_waves);
+    return {};
+  }
+  // Completes the phase when every live wave has signaled: waves blocked in s_barrier_wait
+  // resume, the others pass their next s_barrier_wait.
+  static void release_split(std::vector<Wave>& waves) {
+    bool any = false;
+    for (const Wave& x : waves) {
+      if (x.done) continue;
+      if (x.bar != kBarSignaled) return;
+      any = true;
+    }
+    if (!any) return;
+    for (Wave& x : waves) {
+      x.bar = x.at_barrier || x.done ? kBarNone : kBarReleased;
+      x.at_barrier = false;
+    }
   }
 
   // ---------------------------------------------------------------- VALU
@@ -2832,7 +2960,23 @@ struct Emulator::Impl {
 #undef L64
   }
 
+  // MODE.FP_DENORM (see denorm_types): the VALU semantics (exec_valu_core) are untouched
+  // while nothing is flushed, one test per instruction.
   Status exec_valu(Wave& w, const Uop& u) {
+    if (!w.mode.flush) [[likely]]
+      return exec_valu_core(w, u);
+    return exec_valu_flushing(w, u);
+  }
+  bool flush_src = false;  // exec_valu_core flushes its sources (set by exec_valu_flushing)
+  [[gnu::noinline]] Status exec_valu_flushing(Wave& w, const Uop& u) {
+    if (!(u.dn_in | u.dn_out)) return exec_valu_core(w, u);
+    flush_src = true;
+    Status st = exec_valu_core(w, u);
+    flush_src = false;
+    if (st) flush_dest(w, u);
+    return st;
+  }
+  Status exec_valu_core(Wave& w, const Uop& u) {
     if (u.op & kCmp) return exec_cmp(w, u);
     if (u.op == v_wmma_f32_16x16x16_f16 || u.op == v_wmma_f32_16x16x16_bf16 ||
         u.op == v_wmma_f16_16x16x16_f16 || u.op == v_wmma_bf16_16x16x16_bf16)
@@ -2848,6 +2992,8 @@ struct Emulator::Impl {
       else
         read32(w, u, i, in32[i]);
     }
+    if (flush_src) [[unlikely]]
+      flush_inputs(w, u, in32, in64);
     const uint32_t m = w.exec();
     bool wide = false;
     const uint32_t K = static_cast<uint32_t>(u.cval[2]);
@@ -3325,6 +3471,57 @@ struct Emulator::Impl {
     return {};
   }
 
+  // MODE.FP_DENORM flushing (issue 9 item 2; operand types from denorm_types()). Inputs when
+  // the type's allow-input bit (0) is clear, results (after omod/clamp, as written) when its
+  // allow-output bit (1) is clear. An fmac's accumulator (the destination VGPR) is flushed in
+  // place in the active lanes, which the result overwrites.
+  [[gnu::noinline]] static void flush_inputs(Wave& w, const Uop& u, uint32_t* const* in32,
+                                             uint64_t* const* in64) {
+    if (!u.dn_in || (w.mode.denorm_of(u.dn_in) & 1)) return;
+    const uint8_t t = u.dn_in;
+    for (unsigned i = 0; i < u.nsrc; ++i) {
+      if (!((u.dn_srcs >> i) & 1)) continue;
+      if (t == 64) {
+        for (unsigned l = 0; l < kLanes; ++l) in64[i][l] = ftz_f64(in64[i][l]);
+      } else {
+        for (unsigned l = 0; l < kLanes; ++l) in32[i][l] = ftz_type(in32[i][l], t);
+      }
+    }
+    if (u.op == v_fmac_f32 || u.op == v_fmac_f16 || u.op == v_pk_fmac_f16) {
+      uint32_t* d = w.vr(u.vdst);
+      const uint32_t m = w.exec();
+      for (unsigned l = 0; l < kLanes; ++l)
+        if ((m >> l) & 1) d[l] = ftz_type(d[l], t);
+    }
+  }
+  // The written result, in place in the active lanes (SGPR for gfx12 v_s_*; the opsel-selected
+  // half of a 16-bit result).
+  static void flush_dest(Wave& w, const Uop& u) {
+    const uint8_t t = u.dn_out;
+    if (!t || (w.mode.denorm_of(t) & 2)) return;
+    if (u.sgpr_dst) {
+      if (u.sdst < 128 && u.sdst != kNull) w.s[u.sdst] = ftz_type(w.s[u.sdst], t);
+      return;
+    }
+    const uint32_t m = w.exec();
+    uint32_t* d = w.vr(u.vdst);
+    if (t == 64) {
+      if (u.dstw != 2) return;
+      uint32_t* hi = w.vr(u.vdst + 1u);
+      for (unsigned l = 0; l < kLanes; ++l) {
+        if (!((m >> l) & 1)) continue;
+        const uint64_t x = ftz_f64(d[l] | uint64_t{hi[l]} << 32);
+        d[l] = static_cast<uint32_t>(x), hi[l] = static_cast<uint32_t>(x >> 32);
+      }
+      return;
+    }
+    const bool high_half = t == 16 && u.half && !u.dst32 && ((u.opsel >> 3) & 1);
+    for (unsigned l = 0; l < kLanes; ++l) {
+      if (!((m >> l) & 1)) continue;
+      d[l] = high_half ? (d[l] & 0xFFFFu) | (ftz_f16(d[l] >> 16) << 16) : ftz_type(d[l], t);
+    }
+  }
+
   // ---------------------------------------------------------------- control
   enum class Stop { kRun, kBarrier, kEnd };
 
@@ -3359,15 +3556,24 @@ struct Emulator::Impl {
       case s_cbranch_vccnz: RG_TRY(branch(w.s[kVcc] != 0)); return Stop::kRun;
       case s_cbranch_execz: RG_TRY(branch(w.s[kExec] == 0)); return Stop::kRun;
       case s_cbranch_execnz: RG_TRY(branch(w.s[kExec] != 0)); return Stop::kRun;
-      case s_barrier:
-      case s_barrier_wait: return Stop::kBarrier;
-      case s_barrier_signal: return Stop::kRun;  // arrival is counted at s_barrier_wait
+      case s_barrier: return Stop::kBarrier;
+      case s_barrier_wait:  // GFX12 split barrier (see barrier_signal)
+        if (static_cast<int16_t>(imm) != -1)
+          return fail(Errc::kUnsupported, &u,
+                      strformat("barrier id %d not implemented (only the workgroup barrier, -1)",
+                                static_cast<int16_t>(imm)));
+        if (w.bar == kBarReleased) {
+          w.bar = kBarNone;
+          return Stop::kRun;
+        }
+        if (w.bar == kBarSignaled) return Stop::kBarrier;
+        return fail(Errc::kHardware, &u,
+                    "s_barrier_wait without an s_barrier_signal in this barrier phase (the "
+                    "wave's arrival is missing: the barrier could never complete)");
       case s_round_mode:
         w.mode.round_f32 = imm & 3, w.mode.round_f16_64 = (imm >> 2) & 3;
         return Stop::kRun;
-      case s_denorm_mode:
-        w.mode.denorm_f32 = imm & 3, w.mode.denorm_f16_64 = (imm >> 2) & 3;
-        return Stop::kRun;
+      case s_denorm_mode: w.mode.set_denorm(imm, imm >> 2); return Stop::kRun;
       case s_waitcnt:  // vmcnt [15:10], lgkmcnt [9:4]
         wait(w, 1u << kCntLoad, (imm >> 10) & 0x3F);
         wait(w, (1u << kCntLds) | (1u << kCntSmem), (imm >> 4) & 0x3F);
@@ -3558,11 +3764,12 @@ struct Emulator::Impl {
       w.s.fill(0);
       std::fill(w.v.begin(), w.v.end(), 0);
       w.scc = false, w.done = false, w.at_barrier = false, w.id = wi;
+      w.bar = kBarNone;
       w.pending.clear(), w.vpend.fill(0), w.spend.fill(0);
       w.pc = st.program.raw(), w.cur = nullptr;
       w.mode = Mode{};
       w.mode.round_f32 = float_mode & 3, w.mode.round_f16_64 = (float_mode >> 2) & 3;
-      w.mode.denorm_f32 = (float_mode >> 4) & 3, w.mode.denorm_f16_64 = (float_mode >> 6) & 3;
+      w.mode.set_denorm(float_mode >> 4, float_mode >> 6);
       w.mode.dx10_clamp = !g12 && ((rsrc1 >> 21) & 1), w.mode.ieee = !g12 && ((rsrc1 >> 23) & 1);
       for (unsigned i = 0; i < user && i < st.user_data.size(); ++i) w.s[i] = st.user_data[i];
       if (!g12) {
@@ -3589,6 +3796,7 @@ struct Emulator::Impl {
     }
     stats->waves += nwaves;
     ++stats->workgroups;
+    group_waves = &waves;
     // Round-robin to a barrier or the end; release when every live wave arrived.
     for (;;) {
       bool any = false;
@@ -3597,6 +3805,7 @@ struct Emulator::Impl {
         any = true;
         const Stop s = RG_TRY(run(w));
         if (s == Stop::kBarrier) w.at_barrier = true;
+        if (s == Stop::kEnd && g12) release_split(waves);  // an ended wave no longer holds it
       }
       bool all_done = true;
       for (Wave& w : waves) all_done &= w.done;
