@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cfenv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -358,6 +360,79 @@ template <class T>
 T clamp_to(int64_t v) {
   return static_cast<T>(
       std::clamp<int64_t>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+}
+
+// fma(a, b, c) · 2^sc rounded once (to double, or to float by the caller's cast) when the
+// result may be denormal, where "round the fma, then scale" would round twice. The long double
+// fma is rounded to odd (toward zero, then the last bit set if it was inexact): 64 bits ≥ 53 + 2,
+// so the final rounding of the odd-rounded value equals rounding the exact value; the ldexp is
+// exact in long double's range. The volatile accesses keep the fma between the rounding-mode
+// switches (GCC and clang treat fmal as const without -frounding-math).
+long double fma_round_odd_scaled(double a, double b, double c, int sc) {
+  volatile long double va = a, vb = b, vc = c;
+  const int old_round = std::fegetround();
+  std::fesetround(FE_TOWARDZERO);
+  std::feclearexcept(FE_INEXACT);
+  volatile long double z = std::fma(va, vb, vc);
+  const bool inexact = std::fetestexcept(FE_INEXACT) != 0;
+  std::fesetround(old_round);
+  long double r = z;
+  if (inexact && std::isfinite(r) && r != 0) {
+    int e = 0;
+    const long double m = std::ldexp(std::frexp(r, &e), std::numeric_limits<long double>::digits);
+    if (std::fmod(m, 2.0L) == 0) r = std::nextafter(r, r > 0 ? HUGE_VALL : -HUGE_VALL);
+  }
+  return std::ldexp(r, sc);
+}
+
+// v_rsq_f64, correctly rounded: a long double estimate rounded to double, then moved to a
+// neighbour while the exact 1/sqrt(x) lies beyond the midpoint m towards it. 1/sqrt(x) > m
+// exactly when m²·x < 1, decided on integers: m = M·2^em, x = X·2^ex with M ≤ 54 and X ≤ 53
+// significant bits, so M²·X has at most 161 bits (a 64-bit high part of a 128-bit product plus
+// a 128-bit low part). No ties: m²·x = 1 would need x = 1/m², not a binary fraction for a
+// midpoint m.
+bool rsq_exceeds(long double m, double x) {  // true when 1/sqrt(x) > m (m, x > 0, finite)
+  int em = 0, ex = 0;
+  uint64_t M = static_cast<uint64_t>(std::ldexp(std::frexp(m, &em), 64));
+  em -= 64;
+  const int tm = std::countr_zero(M);
+  M >>= tm, em += tm;
+  uint64_t X = static_cast<uint64_t>(std::ldexp(std::frexp(x, &ex), 64));
+  ex -= 64;
+  const int tx = std::countr_zero(X);
+  X >>= tx, ex += tx;
+  const int k = -(2 * em + ex);  // m²·x < 1  ⇔  M²·X < 2^k
+  if (k <= 0) return false;      // M²·X ≥ 1 ≥ 2^k
+  if (k >= 192) return true;
+  using u128 = unsigned __int128;
+  const u128 p = static_cast<u128>(M) * M;  // < 2^108
+  const u128 lo = static_cast<u128>(static_cast<uint64_t>(p)) * X;
+  const u128 hi = static_cast<u128>(static_cast<uint64_t>(p >> 64)) * X + (lo >> 64);
+  const uint64_t low = static_cast<uint64_t>(lo);
+  // bit length of hi·2^64 + low, compared with k + 1 (M²·X is never exactly 2^k: see above)
+  const int len =
+      hi ? 64 + 128 -
+               (static_cast<uint64_t>(hi >> 64) ? std::countl_zero(static_cast<uint64_t>(hi >> 64))
+                                                : 64 + std::countl_zero(static_cast<uint64_t>(hi)))
+         : 64 - std::countl_zero(low);
+  return len <= k;
+}
+double rsq_f64(double x) {
+  if (std::isnan(x)) return x + x;  // quiet
+  if (x == 0) return std::copysign(HUGE_VAL, x);
+  if (x < 0) return std::numeric_limits<double>::quiet_NaN();
+  if (std::isinf(x)) return 0.0;
+  double y = static_cast<double>(1.0L / std::sqrt(static_cast<long double>(x)));
+  for (int i = 0; i < 4; ++i) {
+    const double up = std::nextafter(y, HUGE_VAL), down = std::nextafter(y, 0.0);
+    if (rsq_exceeds((static_cast<long double>(y) + up) / 2, x))
+      y = up;
+    else if (!rsq_exceeds((static_cast<long double>(y) + down) / 2, x))
+      y = down;
+    else
+      break;
+  }
+  return y;
 }
 
 // v_div_scale_f64: the f32 rules with the f64 ranges (2^128 scale, exponent bias 1023).
@@ -905,7 +980,7 @@ struct Emulator::Impl {
       case Format::kSOPC:
       case Format::kSOP1: {
         const auto& w = in.info->widths;
-        u->fbits = float_bits(m) == 32 ? 32 : 0;
+        u->fbits = float_bits(m) == 32 || float_bits(m) == 16 ? float_bits(m) : 0;
         const bool has_dst = in.format != Format::kSOPC;
         u->sdst = static_cast<uint16_t>((w0 >> 16) & 0x7F);
         u->dstw = has_dst ? (w[0] ? w[0] : 1) : 0;
@@ -920,7 +995,7 @@ struct Emulator::Impl {
           if (!(m == "s_setpc_b64")) u->srcw[i] = w[off + i] ? w[off + i] : 1;
           RG_TRY(set_src(*u, i, i == 0 ? (w0 & 0xFF) : ((w0 >> 8) & 0xFF), in.literal));
         }
-        if (m == "s_fmac_f32") {  // D = S0 * S1 + D
+        if (m == "s_fmac_f32" || m == "s_fmac_f16") {  // D = S0 * S1 + D
           u->srcw[2] = 1;
           RG_TRY(set_src(*u, 2, u->sdst, 0));
         }
@@ -1975,6 +2050,41 @@ struct Emulator::Impl {
       case s_trunc_f32: d = U(std::trunc(F(a))); break;
       case s_floor_f32: d = U(std::floor(F(a))); break;
       case s_ceil_f32: d = U(std::ceil(F(a))); break;
+      // gfx12 SALU forms of v_minimum/v_maximum_f32 (NaN propagating, −0 < +0) and v_rndne_f32.
+      case s_minimum_f32: d = fmaximum(a, b, false); break;
+      case s_maximum_f32: d = fmaximum(a, b, true); break;
+      case s_rndne_f32: d = U(std::nearbyint(F(a))); break;
+      // gfx12 SALU f16: the f16 result in the low half, the high half written 0 (as the
+      // pseudo-scalar v_s_*_f16; not hardware-confirmed, LLVM reads the low half only).
+      case s_add_f16: d = F2H(double{H2F(a)} + H2F(b)); break;
+      case s_sub_f16: d = F2H(double{H2F(a)} - H2F(b)); break;
+      case s_mul_f16: d = F2H(double{H2F(a)} * H2F(b)); break;
+      case s_fmac_f16: d = F2H(std::fma(double{H2F(a)}, H2F(b), H2F(scalar32(w, u, 2)))); break;
+      case s_max_num_f16: d = fminmax16(a, b, true, 1); break;
+      case s_min_num_f16: d = fminmax16(a, b, false, 1); break;
+      case s_maximum_f16: d = fminmax16(a, b, true, 2); break;
+      case s_minimum_f16: d = fminmax16(a, b, false, 2); break;
+      case s_ceil_f16: d = F2H(std::ceil(H2F(a))); break;
+      case s_floor_f16: d = F2H(std::floor(H2F(a))); break;
+      case s_trunc_f16: d = F2H(std::trunc(H2F(a))); break;
+      case s_rndne_f16: d = F2H(std::nearbyint(H2F(a))); break;
+      case s_cvt_f32_f16: d = U(H2F(a)); break;
+      case s_cvt_hi_f32_f16: d = U(H2F(a >> 16)); break;
+      case s_cvt_f16_f32: d = float_to_half(F(a)); break;
+      case s_cmp_lt_f16: scc = H2F(a) < H2F(b), wr = false; break;
+      case s_cmp_eq_f16: scc = H2F(a) == H2F(b), wr = false; break;
+      case s_cmp_le_f16: scc = H2F(a) <= H2F(b), wr = false; break;
+      case s_cmp_gt_f16: scc = H2F(a) > H2F(b), wr = false; break;
+      case s_cmp_lg_f16: scc = H2F(a) < H2F(b) || H2F(a) > H2F(b), wr = false; break;
+      case s_cmp_ge_f16: scc = H2F(a) >= H2F(b), wr = false; break;
+      case s_cmp_o_f16: scc = !std::isnan(H2F(a)) && !std::isnan(H2F(b)), wr = false; break;
+      case s_cmp_u_f16: scc = std::isnan(H2F(a)) || std::isnan(H2F(b)), wr = false; break;
+      case s_cmp_nge_f16: scc = !(H2F(a) >= H2F(b)), wr = false; break;
+      case s_cmp_nlg_f16: scc = !(H2F(a) < H2F(b) || H2F(a) > H2F(b)), wr = false; break;
+      case s_cmp_ngt_f16: scc = !(H2F(a) > H2F(b)), wr = false; break;
+      case s_cmp_nle_f16: scc = !(H2F(a) <= H2F(b)), wr = false; break;
+      case s_cmp_neq_f16: scc = !(H2F(a) == H2F(b)), wr = false; break;
+      case s_cmp_nlt_f16: scc = !(H2F(a) < H2F(b)), wr = false; break;
       // ---- emudev block (issue 9 wiring): GFX12 SALU f32 compares (n*: true if unordered) ----
       case s_cmp_lt_f32: scc = F(a) < F(b), wr = false; break;
       case s_cmp_eq_f32: scc = F(a) == F(b), wr = false; break;
@@ -2504,6 +2614,49 @@ struct Emulator::Impl {
         L32(fminmax16(fminmax16(a, b, false, k), fminmax16(fminmax16(a, b, true, k), c, false, k),
                       true, k))
       }
+      // Two-step min/max (LLVM's clamp and min/max chains): maxmin = min(max(S0, S1), S2),
+      // minmax = max(min(S0, S1), S2). gfx11 forms follow MODE.IEEE like v_max/min_*, gfx12
+      // `_num` forms maximumNumber, `maximumminimum` & co. and `maximum3` propagate NaN.
+      case v_maxmin_f32: {
+        const bool ie = ieee;
+        L32(ie ? fmax_ieee(fmax_ieee(a, b, true), c, false)
+               : fmax_num(fmax_num(a, b, true), c, false))
+      }
+      case v_minmax_f32: {
+        const bool ie = ieee;
+        L32(ie ? fmax_ieee(fmax_ieee(a, b, false), c, true)
+               : fmax_num(fmax_num(a, b, false), c, true))
+      }
+      case v_maxmin_num_f32: L32(fmax_num(fmax_num(a, b, true), c, false))
+      case v_minmax_num_f32: L32(fmax_num(fmax_num(a, b, false), c, true))
+      case v_maximumminimum_f32: L32(fmaximum(fmaximum(a, b, true), c, false))
+      case v_minimummaximum_f32: L32(fmaximum(fmaximum(a, b, false), c, true))
+      case v_maximum3_f32: L32(fmaximum(fmaximum(a, b, true), c, true))
+      case v_minimum3_f32: L32(fmaximum(fmaximum(a, b, false), c, false))
+      case v_med3_num_f32:
+        L32(fmax_num(fmax_num(a, b, false), fmax_num(fmax_num(a, b, true), c, false), true))
+      case v_maxmin_f16:
+      case v_maxmin_num_f16: {
+        const int k = u.op == v_maxmin_f16 && ieee ? 0 : 1;
+        L32(fminmax16(fminmax16(a, b, true, k), c, false, k))
+      }
+      case v_minmax_f16:
+      case v_minmax_num_f16: {
+        const int k = u.op == v_minmax_f16 && ieee ? 0 : 1;
+        L32(fminmax16(fminmax16(a, b, false, k), c, true, k))
+      }
+      case v_maximumminimum_f16: L32(fminmax16(fminmax16(a, b, true, 2), c, false, 2))
+      case v_minimummaximum_f16: L32(fminmax16(fminmax16(a, b, false, 2), c, true, 2))
+      case v_maximum3_f16: L32(fminmax16(fminmax16(a, b, true, 2), c, true, 2))
+      case v_minimum3_f16: L32(fminmax16(fminmax16(a, b, false, 2), c, false, 2))
+      case v_maxmin_u32: L32(std::min(std::max(a, b), c))
+      case v_minmax_u32: L32(std::max(std::min(a, b), c))
+      case v_maxmin_i32:
+        L32(static_cast<uint32_t>(std::min(
+            std::max(static_cast<int32_t>(a), static_cast<int32_t>(b)), static_cast<int32_t>(c))))
+      case v_minmax_i32:
+        L32(static_cast<uint32_t>(std::max(
+            std::min(static_cast<int32_t>(a), static_cast<int32_t>(b)), static_cast<int32_t>(c))))
       case v_cvt_i16_f16: L32(static_cast<uint16_t>(sat_cvt<int16_t>(H2F(a))))
       case v_cvt_u16_f16: L32(sat_cvt<uint16_t>(H2F(a)))
       case v_cvt_f16_i16: L32(F2H(s16(a)))
@@ -2766,18 +2919,17 @@ struct Emulator::Impl {
           }
           const int sc = ((QC[l] >> 52) & 0x7FF) > 1023 ? 128 : -128;
           const double scaled = std::ldexp(r, sc);
+          // Exact when the scaled rounded fma stays normal; a scale that rounds (into or out
+          // of the denormal range) would round twice.
           QR[l] =
-              U(std::isnormal(scaled) || !std::isfinite(r)
+              U((std::isnormal(scaled) && std::ldexp(scaled, -sc) == r) || !std::isfinite(r)
                     ? scaled
-                    : static_cast<double>(std::ldexp(std::fma(static_cast<long double>(D(QA[l])),
-                                                              static_cast<long double>(D(QB[l])),
-                                                              static_cast<long double>(D(QC[l]))),
-                                                     sc)));
+                    : static_cast<double>(fma_round_odd_scaled(D(QA[l]), D(QB[l]), D(QC[l]), sc)));
         }
         return Done::k64;
       }
       case v_div_fixup_f64: L64(div_fixup_f64(a, b, c))
-      case v_rsq_f64: L64(U(static_cast<double>(1.0L / std::sqrt(static_cast<long double>(D(a))))))
+      case v_rsq_f64: L64(U(rsq_f64(D(a))))
       case v_sqrt_f64: L64(U(std::sqrt(D(a))))
       case v_trunc_f64: L64(U(std::trunc(D(a))))
       case v_floor_f64: L64(U(std::floor(D(a))))
@@ -3162,7 +3314,7 @@ struct Emulator::Impl {
       }
       case v_div_fmas_f32: {
         // One rounding (std::fma on floats); the 2^±64 scale is exact unless the result leaves
-        // the normal range, where it is then computed from the double-precision fma.
+        // the normal range, where it is then rounded once from the round-to-odd fma.
         const uint32_t vcc = w.s[kVcc];
         for (unsigned l = 0; l < kLanes; ++l) {
           const float r = std::fma(F(A[l]), F(B[l]), F(C[l]));
@@ -3172,12 +3324,9 @@ struct Emulator::Impl {
           }
           const int sc = ((C[l] >> 23) & 0xFF) > 127 ? 64 : -64;
           const float scaled = std::ldexp(r, sc);
-          R[l] = U(std::isnormal(scaled) || !std::isfinite(r)
+          R[l] = U((std::isnormal(scaled) && std::ldexp(scaled, -sc) == r) || !std::isfinite(r)
                        ? scaled
-                       : static_cast<float>(std::ldexp(
-                             std::fma(static_cast<double>(F(A[l])), static_cast<double>(F(B[l])),
-                                      static_cast<double>(F(C[l]))),
-                             sc)));
+                       : static_cast<float>(fma_round_odd_scaled(F(A[l]), F(B[l]), F(C[l]), sc)));
         }
         break;
       }
@@ -3216,8 +3365,9 @@ struct Emulator::Impl {
       case v_add_f64: QLANES(U(D(a) + D(b)))
       case v_mul_f64: QLANES(U(D(a) * D(b)))
       case v_fma_f64: QLANES(U(std::fma(D(a), D(b), D(c))))
-      case v_max_f64: QLANES(std::isnan(D(a)) ? b : std::isnan(D(b)) ? a : U(std::fmax(D(a), D(b))))
-      case v_min_f64: QLANES(std::isnan(D(a)) ? b : std::isnan(D(b)) ? a : U(std::fmin(D(a), D(b))))
+      // GFX11 f64 min/max follow MODE.IEEE like the f32 forms (sNaN → qNaN, −0 < +0).
+      case v_max_f64: QLANES(fminmax64(a, b, true, w.mode.ieee ? 0 : 1))
+      case v_min_f64: QLANES(fminmax64(a, b, false, w.mode.ieee ? 0 : 1))
       case v_rcp_f64: QLANES(U(1.0 / D(a)))
       case v_ldexp_f64:
         for (unsigned l = 0; l < kLanes; ++l)

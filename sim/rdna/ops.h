@@ -161,7 +161,22 @@
   /* f64 */                                                                                    \
   X(v_div_scale_f64) X(v_div_fmas_f64) X(v_div_fixup_f64) X(v_rsq_f64) X(v_sqrt_f64)             \
   X(v_trunc_f64) X(v_floor_f64) X(v_ceil_f64) X(v_rndne_f64) X(v_fract_f64) X(v_frexp_mant_f64)  \
-  X(v_frexp_exp_i32_f64) X(v_max_num_f64) X(v_min_num_f64) X(v_maximum_f64) X(v_minimum_f64)
+  X(v_frexp_exp_i32_f64) X(v_max_num_f64) X(v_min_num_f64) X(v_maximum_f64) X(v_minimum_f64) \
+  /* gfx12 SALU f32 that LLVM picks for uniform minimum/maximum and exp's rounding */          \
+  X(s_minimum_f32) X(s_maximum_f32) X(s_rndne_f32)                                            \
+  /* gfx12 SALU f16 (LLVM's uniform half arithmetic, e.g. half kernel arguments) */            \
+  X(s_add_f16) X(s_sub_f16) X(s_mul_f16) X(s_fmac_f16) X(s_max_num_f16) X(s_min_num_f16)        \
+  X(s_maximum_f16) X(s_minimum_f16) X(s_ceil_f16) X(s_floor_f16) X(s_trunc_f16) X(s_rndne_f16)   \
+  X(s_cvt_f32_f16) X(s_cvt_hi_f32_f16) X(s_cvt_f16_f32) X(s_cmp_lt_f16) X(s_cmp_eq_f16)          \
+  X(s_cmp_le_f16) X(s_cmp_gt_f16) X(s_cmp_lg_f16) X(s_cmp_ge_f16) X(s_cmp_o_f16) X(s_cmp_u_f16)  \
+  X(s_cmp_nge_f16) X(s_cmp_nlg_f16) X(s_cmp_ngt_f16) X(s_cmp_nle_f16) X(s_cmp_neq_f16)           \
+  X(s_cmp_nlt_f16)                                                                             \
+  /* two-step and three-way min/max (LLVM's min/max chains and clamps) */                     \
+  X(v_maxmin_f32) X(v_minmax_f32) X(v_maxmin_num_f32) X(v_minmax_num_f32)                       \
+  X(v_maximumminimum_f32) X(v_minimummaximum_f32) X(v_maximum3_f32) X(v_minimum3_f32)           \
+  X(v_med3_num_f32) X(v_maxmin_f16) X(v_minmax_f16) X(v_maxmin_num_f16) X(v_minmax_num_f16)     \
+  X(v_maximumminimum_f16) X(v_minimummaximum_f16) X(v_maximum3_f16) X(v_minimum3_f16)           \
+  X(v_maxmin_u32) X(v_minmax_u32) X(v_maxmin_i32) X(v_minmax_i32)
 // clang-format on
 
 // Cross-lane (issue 9 item 3): DPP itself is a src0 modifier handled for every VALU op.

@@ -758,6 +758,91 @@ TEST_P(Exec, ScalarFloatMinMaxNum) {
   EXPECT_EQ(y[3], 0xc0000000u);  // min(-2, NaN)
 }
 
+// gfx12 SALU s_minimum/s_maximum_f32 (LLVM's uniform llvm.minimum/maximum: NaN propagates,
+// quieted; -0 < +0) and s_rndne_f32 (uniform exp/rint: ties to even).
+TEST_P(Exec, ScalarFloatMinimumMaximumRndne) {
+  if (!g12())
+    GTEST_SKIP() << "SKIPPED: s_minimum_f32/s_maximum_f32/s_rndne_f32 exist on gfx12 only";
+  const std::string text =
+      "s_load_b64 s[4:5], s[0:1], 0x0\n"
+      "s_mov_b32 s10, 0xc0000000\n"  // -2.0
+      "s_mov_b32 s11, 0x3fc00000\n"  // 1.5
+      "s_mov_b32 s12, 0x7f800001\n"  // signaling NaN
+      "s_mov_b32 s13, 0x80000000\n"  // -0.0
+      "s_mov_b32 s14, 0x40200000\n"  // 2.5
+      "s_maximum_f32 s20, s10, s11\n"
+      "s_minimum_f32 s21, s10, s11\n"
+      "s_maximum_f32 s22, s11, s12\n"
+      "s_minimum_f32 s23, s12, s11\n"
+      "s_maximum_f32 s24, s13, 0\n"
+      "s_minimum_f32 s25, 0, s13\n"
+      "s_rndne_f32 s26, s14\n"
+      "s_rndne_f32 s27, s11\n" +
+      wait_km() + "\n" + store_sgprs(20, 8) + "s_endpgm\n";
+  LOAD_OR_SKIP(text);
+  DeviceBuffer out = buffer(64);
+  DeviceBuffer ka = kernargs({out.va.raw()});
+  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
+  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  EXPECT_EQ(y[0], 0x3fc00000u);  // maximum(-2, 1.5)
+  EXPECT_EQ(y[1], 0xc0000000u);  // minimum(-2, 1.5)
+  EXPECT_EQ(y[2], 0x7fc00001u);  // maximum(1.5, sNaN): the NaN, quieted
+  EXPECT_EQ(y[3], 0x7fc00001u);  // minimum(sNaN, 1.5)
+  EXPECT_EQ(y[4], 0u);           // maximum(-0, +0) = +0
+  EXPECT_EQ(y[5], 0x80000000u);  // minimum(+0, -0) = -0
+  EXPECT_EQ(y[6], 0x40000000u);  // rndne(2.5) = 2
+  EXPECT_EQ(y[7], 0x40000000u);  // rndne(1.5) = 2
+}
+
+// gfx12 SALU f16 (LLVM's uniform half arithmetic, e.g. on half kernel arguments): arithmetic,
+// fmac, min/max forms with a signaling NaN, conversions, rounding and compares; the result is
+// the low half of the SGPR with the high half written 0.
+TEST_P(Exec, ScalarHalfArithmetic) {
+  if (!g12()) GTEST_SKIP() << "SKIPPED: the SALU f16 instructions exist on gfx12 only";
+  const std::string text =
+      "s_load_b64 s[4:5], s[0:1], 0x0\n"
+      "s_mov_b32 s10, 0x4000\n"  // 2.0
+      "s_mov_b32 s11, 0x3e00\n"  // 1.5
+      "s_mov_b32 s12, 0x7d00\n"  // signaling NaN
+      "s_mov_b32 s13, 0x8000\n"  // -0.0
+      "s_mov_b32 s14, 0x4100\n"  // 2.5
+      "s_mov_b32 s15, 0xbe00\n"  // -1.5
+      "s_mov_b32 s20, 0xdead0000\n"
+      "s_add_f16 s20, s10, s11\n"
+      "s_mul_f16 s21, s10, s11\n"
+      "s_sub_f16 s22, s11, s10\n"
+      "s_mov_b32 s23, 0x3c00\n"
+      "s_fmac_f16 s23, s10, s11\n"
+      "s_max_num_f16 s24, s12, s11\n"
+      "s_minimum_f16 s25, s11, s12\n"
+      "s_cvt_f32_f16 s26, s11\n"
+      "s_cvt_f16_f32 s27, 0x40490fdb\n"
+      "s_rndne_f16 s28, s14\n"
+      "s_cmp_lt_f16 s13, 0\n"
+      "s_cselect_b32 s29, 1, 2\n"
+      "s_cmp_u_f16 s12, s10\n"
+      "s_cselect_b32 s30, 1, 2\n"
+      "s_floor_f16 s31, s15\n" +
+      wait_km() + "\n" + store_sgprs(20, 12) + "s_endpgm\n";
+  LOAD_OR_SKIP(text);
+  DeviceBuffer out = buffer(64);
+  DeviceBuffer ka = kernargs({out.va.raw()});
+  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
+  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  EXPECT_EQ(y[0], 0x4300u);      // 2 + 1.5, high half cleared
+  EXPECT_EQ(y[1], 0x4200u);      // 2 * 1.5
+  EXPECT_EQ(y[2], 0xb800u);      // 1.5 - 2
+  EXPECT_EQ(y[3], 0x4400u);      // 2 * 1.5 + 1
+  EXPECT_EQ(y[4], 0x3e00u);      // maximumNumber(sNaN, 1.5): the number
+  EXPECT_EQ(y[5], 0x7f00u);      // minimum(1.5, sNaN): the NaN, quieted
+  EXPECT_EQ(y[6], 0x3fc00000u);  // f32(1.5)
+  EXPECT_EQ(y[7], 0x4248u);      // f16(pi)
+  EXPECT_EQ(y[8], 0x4000u);      // rndne(2.5) = 2
+  EXPECT_EQ(y[9], 2u);           // -0 < +0 is false
+  EXPECT_EQ(y[10], 1u);          // unordered(sNaN, 2)
+  EXPECT_EQ(y[11], 0xc000u);     // floor(-1.5) = -2
+}
+
 // GFX12's pseudo-scalar transcendentals (VOP3 with an SGPR destination): f16 and f32 forms
 // with SGPR, inline-constant and abs-modified sources; results land in the SGPRs.
 TEST_P(Exec, PseudoScalarTranscendentalsWriteSgprs) {

@@ -10,8 +10,10 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <random>
 #include <set>
 
+#include "../test_seed.h"
 #include "rdna_e2e_fixture.h"
 
 namespace rawgpu::sim::rdna {
@@ -120,8 +122,10 @@ entry:
          c = op.body.find("call ", c + 5)) {
       const size_t at = op.body.find(" @", c), lp = op.body.find('(', at),
                    rp = op.body.find(')', lp);
-      std::string d =
-          "declare " + op.body.substr(c + 5, at - c - 5) + op.body.substr(at, lp - at) + "(";
+      std::string rt = op.body.substr(c + 5, at - c - 5);
+      for (const char* fmf : {"afn ", "arcp ", "nnan ", "ninf ", "nsz ", "contract ", "fast "})
+        if (rt.starts_with(fmf)) rt.erase(0, std::strlen(fmf));  // fast-math flags of the call
+      std::string d = "declare " + rt + op.body.substr(at, lp - at) + "(";
       std::string args = op.body.substr(lp + 1, rp - lp - 1);
       for (size_t s = 0; s <= args.size();) {
         size_t e = args.find(", ", s);
@@ -230,13 +234,18 @@ struct Family {
 
 class Types : public EndToEnd {
  protected:
-  void check(const Family& fam) {
-    ASSERT_EQ(fam.edges.size(), 16u);
+  // The 256 (a, b) pairs are the edges' cross product, or xa[i], xb[i] when given.
+  void check(const Family& fam, const std::vector<u64>& xa = {}, const std::vector<u64>& xb = {}) {
+    if (xa.empty())
+      ASSERT_EQ(fam.edges.size(), 16u);
+    else
+      ASSERT_TRUE(xa.size() == 256 && xb.size() == 256);
     const size_t n = fam.ops.size();
     DeviceBuffer out = buffer(n * 256 * 8), pa = buffer(256 * 8), pb = buffer(256 * 8);
     auto* a = reinterpret_cast<u64*>(pa.cpu);
     auto* b = reinterpret_cast<u64*>(pb.cpu);
-    for (int i = 0; i < 256; ++i) a[i] = fam.edges[i / 16], b[i] = fam.edges[i % 16];
+    for (int i = 0; i < 256; ++i)
+      a[i] = xa.empty() ? fam.edges[i / 16] : xa[i], b[i] = xa.empty() ? fam.edges[i % 16] : xb[i];
     launch(kernel_ir(fam.ops), "ops", {out.va.raw(), pa.va.raw(), pb.va.raw()}, 4, 64);
     if (HasFatalFailure()) return;
     auto* o = reinterpret_cast<u64*>(out.cpu);
@@ -645,6 +654,323 @@ Family f64_family() {
       }};
 }
 
+// ---------------------------------------------------------------- division, roots, min/max
+// The instructions behind LLVM's f64 fdiv/sqrt/rsq/rcp expansions (v_div_scale/fmas/fixup_f64,
+// v_rcp/rsq/sqrt_f64), f64 and f16 minnum/maxnum/minimum/maximum (gfx11 v_max/min_*, gfx12
+// v_max/min_num_*, v_maximum/minimum_*) and f16 exp2/log2/sqrt/rcp/rsq, on edge values that add
+// signaling NaNs, quotients that leave the normal range and denominators whose reciprocal is
+// denormal.
+
+// llvm.minnum/maxnum (LangRef): a NaN operand, quiet or signaling, loses; NaN only if both are.
+// ±0 ties may return either zero (Cmp::kTie).
+template <class T>
+T num_minmax(T x, T y, bool is_max) {
+  if (std::isnan(x)) return y;
+  if (std::isnan(y)) return x;
+  return is_max ? (x > y ? x : y) : (x < y ? x : y);
+}
+// llvm.minimum/maximum: a NaN operand gives NaN, −0 < +0.
+template <class T>
+T nan_minmax(T x, T y, bool is_max) {
+  if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<T>::quiet_NaN();
+  if (x == y) return (std::signbit(x) != is_max) ? x : y;
+  return is_max ? (x > y ? x : y) : (x < y ? x : y);
+}
+h16 hnum(h16 x, h16 y, bool mx) {
+  return static_cast<h16>(num_minmax(static_cast<float>(x), static_cast<float>(y), mx));
+}
+h16 hnan(h16 x, h16 y, bool mx) {
+  return static_cast<h16>(nan_minmax(static_cast<float>(x), static_cast<float>(y), mx));
+}
+// 1/sqrt rounded once: two Newton steps for sqrt in binary128 (__float128, ~113 bits) from the
+// double estimate, the reciprocal in binary128, then rounded to double (a second rounding only
+// matters within ~2^-60 relative of a midpoint). Specials as IEEE: ±0 → ±inf, x < 0 → NaN.
+double rsq_host(double x) {
+  if (!(x > 0) || std::isinf(x)) return 1.0 / std::sqrt(x);
+  const __float128 q = x;
+  __float128 r = std::sqrt(x);
+  r = (r + q / r) / 2;
+  r = (r + q / r) / 2;
+  return static_cast<double>(1 / r);
+}
+// LLVM's afn forms are only meant for finite inputs with normal results: the body replaces an
+// input outside [2^-500, 2^500] in magnitude (and NaN) by 3.0, and so does the host.
+const char* kAfnGuard =
+    "$ax = call double @llvm.fabs.f64(double $x)\n$xl = fcmp oge double $ax, 0x20B0000000000000\n"
+    "$xh = fcmp ole double $ax, 0x5F30000000000000\n$xo = and i1 $xl, $xh\n"
+    "$xs = select i1 $xo, double $x, double 3.0\n"
+    "$ay = call double @llvm.fabs.f64(double $y)\n$yl = fcmp oge double $ay, 0x20B0000000000000\n"
+    "$yh = fcmp ole double $ay, 0x5F30000000000000\n$yo = and i1 $yl, $yh\n"
+    "$ys = select i1 $yo, double $y, double 3.0\n";
+double afn_in(u64 a) {
+  const double x = std::fabs(D(a));
+  return x >= 0x1p-500 && x <= 0x1p500 ? D(a) : 3.0;
+}
+std::string afn(const char* body) { return std::string(kAfnGuard) + body; }
+
+Family f64_div_family() {
+  return {
+      "f64 div/roots/minmax",
+      {0, u64{1} << 63, 1, 0x800FFFFFFFFFFFFFull, 0x7FF0000000000000ull, 0xFFF0000000000000ull,
+       0x7FF8000000000000ull, 0x7FF4000000000000ull /* sNaN */, UD(1.0), UD(-3.0),
+       UD(std::numeric_limits<double>::max()), UD(-0x1.8p1022) /* 1/x denormal */,
+       UD(std::numeric_limits<double>::min()), UD(1e-300), UD(3.141592653589793),
+       UD(0x1.fffffffffffffp-1)},
+      {
+          {"fdiv", "double", "double", "$r = fdiv double $x, $y",
+           [](u64 a, u64 b) { return UD(D(a) / D(b)); }, Cmp::kNan},
+          {"rcp (fdiv 1/x)", "double", "double", "$r = fdiv double 1.0, $x",
+           [](u64 a, u64) { return UD(1.0 / D(a)); }, Cmp::kNan},
+          {"sqrt", "double", "double", "$r = call double @llvm.sqrt.f64(double $x)",
+           [](u64 a, u64) { return UD(std::sqrt(D(a))); }, Cmp::kNan},
+          {"rsq (1/sqrt)", "double", "double",
+           "$s = call double @llvm.sqrt.f64(double $x)\n$r = fdiv double 1.0, $s",
+           [](u64 a, u64) { return UD(1.0 / std::sqrt(D(a))); }, Cmp::kNan},
+          {"minnum", "double", "double", "$r = call double @llvm.minnum.f64(double $x, double $y)",
+           [](u64 a, u64 b) { return UD(num_minmax(D(a), D(b), false)); }, Cmp::kTie},
+          {"maxnum", "double", "double", "$r = call double @llvm.maxnum.f64(double $x, double $y)",
+           [](u64 a, u64 b) { return UD(num_minmax(D(a), D(b), true)); }, Cmp::kTie},
+          {"minimum", "double", "double",
+           "$r = call double @llvm.minimum.f64(double $x, double $y)",
+           [](u64 a, u64 b) { return UD(nan_minmax(D(a), D(b), false)); }, Cmp::kNan},
+          {"maximum", "double", "double",
+           "$r = call double @llvm.maximum.f64(double $x, double $y)",
+           [](u64 a, u64 b) { return UD(nan_minmax(D(a), D(b), true)); }, Cmp::kNan},
+          {"canonicalize", "double", "double", "$r = call double @llvm.canonicalize.f64(double $x)",
+           [](u64 a, u64) { return a; }, Cmp::kNan},
+          // The instructions themselves: the emulator's v_rcp/rsq/sqrt_f64 are correctly
+          // rounded (hardware's are approximations; sim/rdna/README.md).
+          {"amdgcn.rcp", "double", "double", "$r = call double @llvm.amdgcn.rcp.f64(double $x)",
+           [](u64 a, u64) { return UD(1.0 / D(a)); }, Cmp::kNan},
+          {"amdgcn.rsq", "double", "double", "$r = call double @llvm.amdgcn.rsq.f64(double $x)",
+           [](u64 a, u64) { return UD(rsq_host(D(a))); }, Cmp::kNan},
+          {"amdgcn.sqrt", "double", "double", "$r = call double @llvm.amdgcn.sqrt.f64(double $x)",
+           [](u64 a, u64) { return UD(std::sqrt(D(a))); }, Cmp::kNan},
+          // afn: v_rcp_f64 / v_rsq_f64 and LLVM's Newton steps without the div_scale/fixup
+          // wrapper; LLVM allows afn results to be approximate, so within 1 ulp.
+          {"afn rcp", "double", "double", afn("$r = fdiv afn double 1.0, $xs"),
+           [](u64 a, u64) { return UD(1.0 / afn_in(a)); }, Cmp::kUlp1},
+          {"afn rsq", "double", "double",
+           afn("$xa = call double @llvm.fabs.f64(double $xs)\n"
+               "$s = call afn double @llvm.sqrt.f64(double $xa)\n$r = fdiv afn double 1.0, $s"),
+           [](u64 a, u64) { return UD(rsq_host(std::fabs(afn_in(a)))); }, Cmp::kUlp1},
+          {"afn fdiv", "double", "double", afn("$r = fdiv afn double $xs, $ys"),
+           [](u64 a, u64 b) { return UD(afn_in(a) / afn_in(b)); }, Cmp::kUlp1},
+      }};
+}
+
+// Quotients in the denormal range (v_div_scale_f64's numerator scaling, v_div_fmas_f64's 2^-128
+// with a single rounding) and ordinary ones with full mantissas.
+Family f64_denormal_quotient_family() {
+  return {"f64 denormal quotients",
+          {0x000123456789ABCDull, 0x000FEDCBA9876543ull, 0x8000000000000003ull, 7,
+           0x0011111111111111ull, 0x001FFFFFFFFFFFFFull, 0x0350000000000001ull, UD(3.0), UD(7.0),
+           UD(10.0), UD(0.1), UD(1.1), 0x3FFFFFFFFFFFFFFFull, 0x4340000000000001ull, UD(1e300),
+           UD(-1.5)},
+          {
+              {"fdiv", "double", "double", "$r = fdiv double $x, $y",
+               [](u64 a, u64 b) { return UD(D(a) / D(b)); }, Cmp::kNan},
+              {"sqrt", "double", "double", "$r = call double @llvm.sqrt.f64(double $x)",
+               [](u64 a, u64) { return UD(std::sqrt(D(a))); }, Cmp::kNan},
+          }};
+}
+
+// The f32 counterpart (v_div_scale_f32 / v_div_fmas_f32's 2^-64, one rounding).
+Family f32_denormal_quotient_family() {
+  return {"f32 denormal quotients",
+          {0x00012345, 0x007EDCBA, 0x80000003, 7, 0x00911111, 0x00FFFFFF, 0x0D000001, UF(3.0f),
+           UF(7.0f), UF(10.0f), UF(0.1f), UF(1.1f), 0x3FFFFFFF, 0x4B000001, UF(1e30f), UF(-1.5f)},
+          {
+              {"fdiv", "float", "float", "$r = fdiv float $x, $y",
+               [](u64 a, u64 b) { return UF(F(a) / F(b)); }, Cmp::kNan},
+          }};
+}
+
+Family f16_math_family() {
+  return {
+      "f16 math",
+      {0x0000, 0x8000, 0x0001, 0x83FF, 0x7C00, 0xFC00, 0x7E00, 0x7D00 /* sNaN */, 0x3C00, 0xBC00,
+       0x7BFF, 0x4C00 /* 16 */, 0xCC80 /* -18 */, 0x0400, 0x3555, 0x4248},
+      {
+          // v_exp_f16 / v_log_f16: LLVM's AMDGPUUsage ("llvm.exp2", "llvm.log2") gives the
+          // hardware 0.51 ulp for half, so within 1 ulp of the correctly rounded value.
+          {"exp2", "half", "half", "$r = call half @llvm.exp2.f16(half $x)",
+           [](u64 a, u64) { return UH(static_cast<h16>(std::exp2(static_cast<double>(H(a))))); },
+           Cmp::kUlp1},
+          {"log2", "half", "half", "$r = call half @llvm.log2.f16(half $x)",
+           [](u64 a, u64) { return UH(static_cast<h16>(std::log2(static_cast<double>(H(a))))); },
+           Cmp::kUlp1},
+          {"sqrt", "half", "half", "$r = call half @llvm.sqrt.f16(half $x)",
+           [](u64 a, u64) { return UH(static_cast<h16>(std::sqrt(static_cast<double>(H(a))))); },
+           Cmp::kNan},
+          {"rcp (fdiv 1/x)", "half", "half", "$r = fdiv half 1.0, $x",
+           [](u64 a, u64) { return UH(static_cast<h16>(1.0 / static_cast<double>(H(a)))); },
+           Cmp::kNan},
+          {"amdgcn.rsq", "half", "half", "$r = call half @llvm.amdgcn.rsq.f16(half $x)",
+           [](u64 a, u64) { return UH(static_cast<h16>(rsq_host(static_cast<double>(H(a))))); },
+           Cmp::kNan},
+          {"minnum", "half", "half", "$r = call half @llvm.minnum.f16(half $x, half $y)",
+           [](u64 a, u64 b) { return UH(hnum(H(a), H(b), false)); }, Cmp::kTie},
+          {"maxnum", "half", "half", "$r = call half @llvm.maxnum.f16(half $x, half $y)",
+           [](u64 a, u64 b) { return UH(hnum(H(a), H(b), true)); }, Cmp::kTie},
+          {"minimum", "half", "half", "$r = call half @llvm.minimum.f16(half $x, half $y)",
+           [](u64 a, u64 b) { return UH(hnan(H(a), H(b), false)); }, Cmp::kNan},
+          {"maximum", "half", "half", "$r = call half @llvm.maximum.f16(half $x, half $y)",
+           [](u64 a, u64 b) { return UH(hnan(H(a), H(b), true)); }, Cmp::kNan},
+          {"canonicalize", "half", "half", "$r = call half @llvm.canonicalize.f16(half $x)",
+           [](u64 a, u64) { return a; }, Cmp::kNan},
+      }};
+}
+
+// v_div_fmas_f64 on its own (llvm.amdgcn.div.fmas.f64 with VCC set and S2 = +0, so the fused
+// a·b is scaled by 2^-128): one rounding of the exact product. The host rounds the exact 106-bit
+// integer product (unsigned __int128) to nearest even at the double's quantum. Edges: values
+// near 2^-900 and near 1 whose products land in the denormal range after the scale, some
+// (1 + 2^-48)² ones just above a rounding midpoint (rounding to 64 bits first would drop the
+// 2^-96 that decides).
+u64 mul_scaled_once(u64 ua, u64 ub, int sc) {
+  const double a = D(ua), b = D(ub);
+  if (!std::isfinite(a) || !std::isfinite(b) || a == 0 || b == 0) return UD(std::ldexp(a * b, sc));
+  auto split = [](double x, int& e) {  // |x| = m · 2^e, m an integer < 2^53
+    const double f = std::frexp(std::fabs(x), &e);
+    e -= 53;
+    return static_cast<u64>(std::ldexp(f, 53));
+  };
+  int ea = 0, eb = 0;
+  const unsigned __int128 p = static_cast<unsigned __int128>(split(a, ea)) * split(b, eb);
+  const int e = ea + eb + sc;
+  const int nb = 128 - (p >> 64 ? std::countl_zero(static_cast<u64>(p >> 64))
+                                : 64 + std::countl_zero(static_cast<u64>(p)));
+  const int lead = nb - 1 + e;  // exponent of the leading bit
+  const int shift = lead >= -1022 ? nb - 53 : -1074 - e;
+  u64 m = 0;
+  if (shift <= 0) {
+    m = static_cast<u64>(p);  // fits: nb ≤ 53 here
+  } else if (shift < 128) {
+    const unsigned __int128 q = p >> shift, rem = p - (q << shift),
+                            half = static_cast<unsigned __int128>(1) << (shift - 1);
+    m = static_cast<u64>(q) + ((rem > half || (rem == half && (q & 1))) ? 1 : 0);
+  }
+  const double r = std::ldexp(static_cast<double>(m), e + std::max(shift, 0));
+  return UD(std::signbit(a) != std::signbit(b) ? -r : r);
+}
+
+Family div_fmas_family() {
+  const u64 k48 = 0x3FF0000000000010ull;  // 1 + 2^-48
+  return {"f64 div_fmas scaled",
+          {k48, 0x3830000000000010ull /* (1 + 2^-48)·2^-124: ·k48·2^-128 → 2^-252 range */,
+           0x07B0000000000010ull /* (1 + 2^-48)·2^-900 */, 0x07C0000000000010ull,
+           0x07A0000000000010ull, 0x87B0000000000010ull, 0x07BFFFFFFFFFFFFFull,
+           0x07B123456789ABCDull, UD(1.5), UD(-1.25), 0x3FFFFFFFFFFFFFFFull, 0x3FF0000000000001ull,
+           0x3FF8000000000001ull, 0x07E0000000000008ull, UD(3.0), 0x0750000000000003ull},
+          {
+              {"amdgcn.div.fmas vcc", "double", "double",
+               "$r = call double @llvm.amdgcn.div.fmas.f64(double $x, double $y, double 0.0, i1 "
+               "true)",
+               [](u64 a, u64 b) { return mul_scaled_once(a, b, -128); }, Cmp::kNan},
+          }};
+}
+
+// Min/max chains: LLVM folds min(max(x, y), k) and max(min(x, y), k) into gfx11 v_maxmin/
+// v_minmax_{f32,f16,i32,u32} (MODE.IEEE rules) and gfx12 v_maxmin_num/v_minmax_num, and
+// minimum/maximum chains into gfx12 v_maximumminimum/v_minimummaximum/v_maximum3.
+Family f32_chain_family() {
+  auto f = [](u64 x) { return F(x); };
+  return {
+      "f32 min/max chains",
+      {0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x7F800000, 0xFF800000, 0x7FC00000,
+       0x7FA00000 /* sNaN */, UF(1.0f), UF(-1.0f), 0x7F7FFFFF, UF(6.0f), UF(-2.0f), UF(1.5f),
+       UF(7.5f), UF(-7.5f)},
+      {
+          {"clamp maxmin", "float", "float",
+           "$m = call float @llvm.maxnum.f32(float $x, float $y)\n"
+           "$r = call float @llvm.minnum.f32(float $m, float 6.0)",
+           [=](u64 a, u64 b) { return UF(num_minmax(num_minmax(f(a), f(b), true), 6.0f, false)); },
+           Cmp::kTie},
+          {"clamp minmax", "float", "float",
+           "$m = call float @llvm.minnum.f32(float $x, float $y)\n"
+           "$r = call float @llvm.maxnum.f32(float $m, float -2.0)",
+           [=](u64 a, u64 b) { return UF(num_minmax(num_minmax(f(a), f(b), false), -2.0f, true)); },
+           Cmp::kTie},
+          {"maximum-minimum", "float", "float",
+           "$m = call float @llvm.maximum.f32(float $x, float $y)\n"
+           "$r = call float @llvm.minimum.f32(float $m, float 1.5)",
+           [=](u64 a, u64 b) { return UF(nan_minmax(nan_minmax(f(a), f(b), true), 1.5f, false)); },
+           Cmp::kNan},
+          {"minimum-maximum", "float", "float",
+           "$m = call float @llvm.minimum.f32(float $x, float $y)\n"
+           "$r = call float @llvm.maximum.f32(float $m, float -1.0)",
+           [=](u64 a, u64 b) { return UF(nan_minmax(nan_minmax(f(a), f(b), false), -1.0f, true)); },
+           Cmp::kNan},
+          {"maximum3", "float", "float",
+           "$m = call float @llvm.maximum.f32(float $x, float $y)\n"
+           "$r = call float @llvm.maximum.f32(float $m, float -1.0)",
+           [=](u64 a, u64 b) { return UF(nan_minmax(nan_minmax(f(a), f(b), true), -1.0f, true)); },
+           Cmp::kNan},
+          {"minimum3", "float", "float",
+           "$m = call float @llvm.minimum.f32(float $x, float $y)\n"
+           "$r = call float @llvm.minimum.f32(float $m, float 1.5)",
+           [=](u64 a, u64 b) { return UF(nan_minmax(nan_minmax(f(a), f(b), false), 1.5f, false)); },
+           Cmp::kNan},
+      }};
+}
+
+Family f16_chain_family() {
+  const h16 six = 6, m2 = -2, k15 = 1.5, m1 = -1;
+  return {
+      "f16 min/max chains",
+      {0x0000, 0x8000, 0x0001, 0x83FF, 0x7C00, 0xFC00, 0x7E00, 0x7D00 /* sNaN */, 0x3C00, 0xBC00,
+       0x7BFF, 0x4600 /* 6 */, 0xC000 /* -2 */, 0x3E00 /* 1.5 */, 0x4780, 0xC780},
+      {
+          {"clamp maxmin", "half", "half",
+           "$m = call half @llvm.maxnum.f16(half $x, half $y)\n"
+           "$r = call half @llvm.minnum.f16(half $m, half 6.0)",
+           [=](u64 a, u64 b) { return UH(hnum(hnum(H(a), H(b), true), six, false)); }, Cmp::kTie},
+          {"clamp minmax", "half", "half",
+           "$m = call half @llvm.minnum.f16(half $x, half $y)\n"
+           "$r = call half @llvm.maxnum.f16(half $m, half -2.0)",
+           [=](u64 a, u64 b) { return UH(hnum(hnum(H(a), H(b), false), m2, true)); }, Cmp::kTie},
+          {"maximum-minimum", "half", "half",
+           "$m = call half @llvm.maximum.f16(half $x, half $y)\n"
+           "$r = call half @llvm.minimum.f16(half $m, half 1.5)",
+           [=](u64 a, u64 b) { return UH(hnan(hnan(H(a), H(b), true), k15, false)); }, Cmp::kNan},
+          {"minimum-maximum", "half", "half",
+           "$m = call half @llvm.minimum.f16(half $x, half $y)\n"
+           "$r = call half @llvm.maximum.f16(half $m, half -1.0)",
+           [=](u64 a, u64 b) { return UH(hnan(hnan(H(a), H(b), false), m1, true)); }, Cmp::kNan},
+          {"maximum3", "half", "half",
+           "$m = call half @llvm.maximum.f16(half $x, half $y)\n"
+           "$r = call half @llvm.maximum.f16(half $m, half -1.0)",
+           [=](u64 a, u64 b) { return UH(hnan(hnan(H(a), H(b), true), m1, true)); }, Cmp::kNan},
+      }};
+}
+
+Family i32_chain_family() {
+  auto s = [](u64 x) { return static_cast<int32_t>(x); };
+  auto u = [](u64 x) { return static_cast<uint32_t>(x); };
+  return {"i32 min/max chains",
+          {0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, 0x80000001, 2, 3, 99, 100, 101, 0x55555555,
+           0xAAAAAAAA, 7, 6, 8},
+          {
+              {"smin(smax)", "i32", "i32",
+               "$m = call i32 @llvm.smax.i32(i32 $x, i32 $y)\n"
+               "$r = call i32 @llvm.smin.i32(i32 $m, i32 100)",
+               [=](u64 a, u64 b) { return M(std::min(std::max(s(a), s(b)), 100)); }},
+              {"smax(smin)", "i32", "i32",
+               "$m = call i32 @llvm.smin.i32(i32 $x, i32 $y)\n"
+               "$r = call i32 @llvm.smax.i32(i32 $m, i32 -5)",
+               [=](u64 a, u64 b) { return M(std::max(std::min(s(a), s(b)), -5)); }},
+              {"umin(umax)", "i32", "i32",
+               "$m = call i32 @llvm.umax.i32(i32 $x, i32 $y)\n"
+               "$r = call i32 @llvm.umin.i32(i32 $m, i32 100)",
+               [=](u64 a, u64 b) -> u64 { return std::min(std::max(u(a), u(b)), 100u); }},
+              {"umax(umin)", "i32", "i32",
+               "$m = call i32 @llvm.umin.i32(i32 $x, i32 $y)\n"
+               "$r = call i32 @llvm.umax.i32(i32 $m, i32 7)",
+               [=](u64 a, u64 b) -> u64 { return std::max(std::min(u(a), u(b)), 7u); }},
+          }};
+}
+
 TEST_P(Types, F16) { check(f16_family()); }
 TEST_P(Types, Bf16) { check(bf16_family()); }
 TEST_P(Types, F32Conversions) { check(f32_conv_family()); }
@@ -653,6 +979,62 @@ TEST_P(Types, I8) { check(i8_family()); }
 TEST_P(Types, Packed) { check(packed_family()); }
 TEST_P(Types, I64) { check(i64_family()); }
 TEST_P(Types, F64) { check(f64_family()); }
+TEST_P(Types, F64DivRootsMinMax) { check(f64_div_family()); }
+TEST_P(Types, F64DenormalQuotients) { check(f64_denormal_quotient_family()); }
+TEST_P(Types, F32DenormalQuotients) { check(f32_denormal_quotient_family()); }
+TEST_P(Types, F16Math) { check(f16_math_family()); }
+TEST_P(Types, DivFmasScaledOnce) { check(div_fmas_family()); }
+
+// v_rsq_f64 (llvm.amdgcn.rsq.f64) and LLVM's sqrt and 1/sqrt expansions on 256 random positive
+// doubles over the whole exponent range (the first 32 denormal): bitwise equal to the host.
+TEST_P(Types, RsqSqrtRandom) {
+  const uint64_t seed = test_util::test_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed << " (RAWGPU_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  std::vector<u64> x(256), y(256, 0);
+  for (int i = 0; i < 256; ++i)
+    x[i] = (i < 32 ? u64{0} : u64{1 + rng() % 2046} << 52) | (rng() & 0xFFFFFFFFFFFFFull) | 1;
+  Family fam{"f64 random rsq/sqrt", {}, {}};
+  for (const Op& op : f64_div_family().ops)
+    if (std::string_view(op.name) == "amdgcn.rsq" || std::string_view(op.name) == "sqrt" ||
+        std::string_view(op.name) == "rsq (1/sqrt)")
+      fam.ops.push_back(op);
+  ASSERT_EQ(fam.ops.size(), 3u);
+  check(fam, x, y);
+}
+TEST_P(Types, F32MinMaxChains) { check(f32_chain_family()); }
+TEST_P(Types, F16MinMaxChains) { check(f16_chain_family()); }
+TEST_P(Types, I32MinMaxChains) { check(i32_chain_family()); }
+
+// Random quotients around and below the smallest normal (half the pairs: numerators with
+// exponent field 0-2 and a random mantissa, denominators in [1, 8); the other half: numerators
+// in [2^-32, 2^32) (f32: [2^-16, 2^16)), denominators from 2^1021 (2^125) up): the results have up
+// to 53 significant bits, where rounding the scaled quotient twice would show (one in two such
+// quotients just below 2^-1022 for f64, 2^-126 for f32). Fresh seed per run (RAWGPU_TEST_SEED
+// replays).
+TEST_P(Types, DenormalQuotientsRandom) {
+  const uint64_t seed = test_util::test_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed << " (RAWGPU_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  std::vector<u64> a64(256), b64(256), a32(256), b32(256);
+  for (int i = 0; i < 256; ++i) {
+    const u64 r = rng(), m = rng();
+    a64[i] = (r & (u64{1} << 63)) | (((r >> 8) % 3) << 52) | (m & 0xFFFFFFFFFFFFFull);
+    b64[i] = (u64{1023 + (r >> 16) % 3} << 52) | ((m >> 13) * 0x9E3779B97F4A7C15ull >> 12);
+    a32[i] = ((r >> 32) & 0x80000000u) | (((r >> 24) % 3) << 23) | (m & 0x7FFFFF);
+    b32[i] = (u64{127 + (r >> 40) % 3} << 23) | ((m >> 23) & 0x7FFFFF);
+    if (i >= 128) {  // huge denominators (1/b denormal from 2^1022, 2^126 on) and numerators ~1
+      a64[i] = (a64[i] & ~(u64{0x7FF} << 52)) | (u64{1023 - 32 + (r >> 8) % 64} << 52);
+      b64[i] = (b64[i] & ~(u64{0x7FF} << 52)) | (u64{2046 - (r >> 16) % 3} << 52);
+      a32[i] = (a32[i] & ~(u64{0xFF} << 23)) | (u64{127 - 16 + (r >> 24) % 32} << 23);
+      b32[i] = (b32[i] & ~(u64{0xFF} << 23)) | (u64{254 - (r >> 40) % 3} << 23);
+    }
+  }
+  const Family f64{"f64 random denormal quotients", {}, {f64_denormal_quotient_family().ops[0]}};
+  const Family f32{"f32 random denormal quotients", {}, {f32_denormal_quotient_family().ops[0]}};
+  check(f64, a64, b64);
+  check(f32, a32, b32);
+}
 
 INSTANTIATE_TEST_SUITE_P(Targets, Types, ::testing::Values(Target::kGfx1100, Target::kGfx1201),
                          [](const auto& info) { return std::string(target_name(info.param)); });
