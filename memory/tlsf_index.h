@@ -5,7 +5,7 @@
 // A slot is just the 4-byte node id; the key is read through `key_of(id)` (the allocator reads
 // it from the node, which free() touches next anyway, so a hit costs no extra cache line; KeyOf
 // is a pointer-sized functor passed by value, so the inlined insert() does not spill it to the
-// stack for the out-of-line rehash()). The load factor stays <= 1/32: the table then takes 128
+// stack for the out-of-line rehash()). The load factor stays <= 1/16: the table then takes 64
 // bytes per live allocation and probe chains are almost always one slot long, which keeps the
 // probe loops predictable. Id 0 means "empty" and is never stored.
 #pragma once
@@ -22,7 +22,7 @@ template <class KeyOf>
 class AddrIndex {
  public:
   static constexpr uint32_t kEmpty = 0;
-  static constexpr unsigned kLoadShift = 5;  // size() <= capacity() / 32
+  static constexpr unsigned kLoadShift = 4;  // size() <= capacity() / 16
 
   AddrIndex() { rehash(KeyOf{}, 64); }
 
@@ -97,7 +97,7 @@ class AddrIndex {
   }
   std::vector<uint32_t> slots_;
   size_t mask_ = 0;
-  size_t grow_at_ = 0;  // capacity / 32: more entries than this trigger a rehash
+  size_t grow_at_ = 0;  // capacity / 16: more entries than this trigger a rehash
   unsigned shift_ = 0;
   size_t count_ = 0;
 };

@@ -338,12 +338,12 @@ TEST(TlsfIndex, GrowsAndDeletesUnderManyLiveBlocks) {
     if (k % 10000 == 0) {
       const TlsfIndexStats s = t.index_stats();
       EXPECT_EQ(s.entries, live.size());
-      EXPECT_LE(s.entries * 32, s.capacity);
+      EXPECT_LE(s.entries * 16, s.capacity);
     }
   }
   const TlsfIndexStats grown = t.index_stats();
   EXPECT_EQ(grown.entries, uint64_t{kBlocks});
-  EXPECT_GE(grown.capacity, uint64_t{kBlocks} * 32);
+  EXPECT_GE(grown.capacity, uint64_t{kBlocks} * 16);
   EXPECT_GT(grown.capacity, initial_capacity);
   // Fibonacci hashing of these addresses keeps probe chains short even with 60000 entries.
   EXPECT_LE(grown.max_probe, 8u) << "capacity " << grown.capacity;

@@ -58,7 +58,7 @@ struct TlsfStats {
 // The address -> allocation index (an open-addressing hash table; for tests and tuning).
 struct TlsfIndexStats {
   uint64_t entries = 0;    // live allocations
-  uint64_t capacity = 0;   // slots (a power of two; entries <= capacity / 32)
+  uint64_t capacity = 0;   // slots (a power of two; entries <= capacity / 16)
   uint64_t max_probe = 0;  // the most slots a successful lookup inspects (1: no collision)
 };
 
