@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <type_traits>
 
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
@@ -344,18 +345,23 @@ struct Tlsf::Impl {
     return kNil;
   }
 
-  template <unsigned S>
-  [[gnu::always_inline]] inline Result<uint64_t> alloc_t(uint64_t size, uint64_t align);
-  template <unsigned S>
-  [[gnu::always_inline]] inline Status free_t(uint64_t addr);
+  // kFast: every case the O(1) path does not finish returns {0, 0} with nothing changed (the
+  // public entry point then runs the full path); otherwise a Result.
+  template <unsigned S, bool kFast = false>
+  [[gnu::always_inline]] inline auto alloc_t(uint64_t size, uint64_t align);
+  // kFast: false (nothing changed) when addr is not an allocation start.
+  template <unsigned S, bool kFast = false>
+  [[gnu::always_inline]] inline auto free_t(uint64_t addr);
   template <unsigned S>
   [[gnu::noinline]] Result<uint64_t> alloc_slow(uint64_t size, uint64_t align);
   template <unsigned S>
   [[gnu::noinline]] Result<uint64_t> no_room(uint64_t size, uint64_t align, uint64_t bytes);
   bool fits_with_padding_released(uint64_t bytes, uint64_t align) const;
   void release_all_padding();
-  [[gnu::noinline]] Result<uint64_t> alloc_other(uint64_t size, uint64_t align);
-  [[gnu::noinline]] Status free_other(uint64_t addr);
+  template <bool kFast>
+  [[gnu::noinline]] auto alloc_other(uint64_t size, uint64_t align);
+  template <bool kFast>
+  [[gnu::noinline]] auto free_other(uint64_t addr);
 
   // ---- error paths (out of line: the hot paths only branch to them) ----
   [[gnu::noinline, gnu::cold]] Error alloc_error(uint64_t size, uint64_t align) const {
@@ -445,13 +451,18 @@ Result<Tlsf> Tlsf::create(const TlsfConfig& c) {
   return Tlsf(std::move(impl));
 }
 
-template <unsigned S>
-Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
+template <unsigned S, bool kFast>
+auto Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
+  using R = std::conditional_t<kFast, Fast, Result<uint64_t>>;
   Impl& m = *this;
   // One test each for: zero size or larger than the range (size - 1 wraps), alignment zero or
   // above the limit, alignment not a power of two. The error path sorts out which.
-  if (size - 1 >= m.size || align - 1 >= m.max_align || (align & (align - 1)) != 0) [[unlikely]]
-    return m.alloc_error(size, align);
+  if (size - 1 >= m.size || align - 1 >= m.max_align || (align & (align - 1)) != 0) [[unlikely]] {
+    if constexpr (kFast)
+      return R{0, 0};
+    else
+      return R(m.alloc_error(size, align));
+  }
   align = std::max(align, m.template gran<S>());
   // size <= m.size <= 2^64 - granule: no overflow.
   const uint64_t bytes = (size + m.template gran<S>() - 1) & ~(m.template gran<S>() - 1);
@@ -460,8 +471,12 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
   // fit bins are inside the bin table and the sum cannot wrap.
   constexpr bool kSmallN = (S >> 8) >= 3;
   uint32_t b = m.template find_bin<S, !kSmallN>(m.template fit_bin_of<S>(n));
-  if (b == kNoBin) [[unlikely]]
-    return m.template alloc_slow<S>(size, align);
+  if (b == kNoBin) [[unlikely]] {
+    if constexpr (kFast)
+      return R{0, 0};
+    else
+      return m.template alloc_slow<S>(size, align);
+  }
   // The head of the good-fit bin holds `bytes`; it takes the request if it also absorbs the
   // alignment (always for unaligned requests: the gap is then zero). Otherwise the head of the
   // first bin that guarantees a fit after alignment (size + align - granule).
@@ -473,12 +488,19 @@ Result<uint64_t> Tlsf::Impl::alloc_t(uint64_t size, uint64_t align) {
     b = !kSmallN && n > std::numeric_limits<uint64_t>::max() - slack
             ? kNoBin
             : m.template find_bin<S, !kSmallN>(m.template fit_bin_of<S>(n + slack));
-    if (b == kNoBin) [[unlikely]]
-      return m.template alloc_slow<S>(size, align);
+    if (b == kNoBin) [[unlikely]] {
+      if constexpr (kFast)
+        return R{0, 0};
+      else
+        return m.template alloc_slow<S>(size, align);
+    }
     i = m.heads[b];
     pre = (0 - N[i].addr) & (align - 1);
   }
-  return m.template take<S>(i, b, pre, bytes, align);
+  if constexpr (kFast)
+    return R{m.template take<S>(i, b, pre, bytes, align), 1};
+  else
+    return R(m.template take<S>(i, b, pre, bytes, align));
 }
 
 // The rare cases: no bin guarantees a fit (scan n's own bin, or every large-enough free block for
@@ -575,14 +597,19 @@ void Tlsf::Impl::release_all_padding() {
   }
 }
 
-template <unsigned S>
-Status Tlsf::Impl::free_t(uint64_t addr) {
+template <unsigned S, bool kFast>
+auto Tlsf::Impl::free_t(uint64_t addr) {
+  using R = std::conditional_t<kFast, bool, Status>;
   Impl& m = *this;
   // Only allocation starts are in the index (an address outside the range is not found either;
   // free_error() sorts out why).
   uint32_t i = m.index.take(NodeAddr{m.nodes.data()}, addr);
-  if (i == kNil) [[unlikely]]
-    return m.free_error(addr);
+  if (i == kNil) [[unlikely]] {
+    if constexpr (kFast)
+      return false;
+    else
+      return R(m.free_error(addr));
+  }
   Node* N = m.nodes.data();
   // The block starts `pad` bytes before the allocation.
   const uint64_t pad = m.template pad_of<S>(N[i]);
@@ -614,42 +641,62 @@ Status Tlsf::Impl::free_t(uint64_t addr) {
   }
   N[i].size = bytes;
   m.template link_free<S>(N, i);
-  return {};
+  if constexpr (kFast)
+    return true;
+  else
+    return R();
 }
 
 // The second-level count is a run-time setting; the hot paths are instantiated for each
 // possible log2 so that the size-class shifts are immediates, and the default (32 bins) is
 // inlined into the public entry points.
-Result<uint64_t> Tlsf::Impl::alloc_other(uint64_t size, uint64_t align) {
+template <bool kFast>
+auto Tlsf::Impl::alloc_other(uint64_t size, uint64_t align) {
   switch (sll) {
-    case 4: return alloc_t<4>(size, align);
-    case 5: return alloc_t<5>(size, align);
-    case 6: return alloc_t<6>(size, align);
-    default: return alloc_t<0>(size, align);
+    case 4: return alloc_t<4, kFast>(size, align);
+    case 5: return alloc_t<5, kFast>(size, align);
+    case 6: return alloc_t<6, kFast>(size, align);
+    default: return alloc_t<0, kFast>(size, align);
   }
 }
 
-Status Tlsf::Impl::free_other(uint64_t addr) {
+template <bool kFast>
+auto Tlsf::Impl::free_other(uint64_t addr) {
   switch (sll) {
-    case 4: return free_t<4>(addr);
-    case 5: return free_t<5>(addr);
-    case 6: return free_t<6>(addr);
-    default: return free_t<0>(addr);
+    case 4: return free_t<4, kFast>(addr);
+    case 5: return free_t<5, kFast>(addr);
+    case 6: return free_t<6, kFast>(addr);
+    default: return free_t<0, kFast>(addr);
   }
 }
 
-Result<uint64_t> Tlsf::alloc(uint64_t size, uint64_t align) {
+// The public alloc/free (inline in tlsf.h) call the fast entry points first; a request they
+// return unhandled (nothing changed) runs again through the full ones, slow paths and errors
+// included.
+Tlsf::Fast Tlsf::alloc_fast(uint64_t size, uint64_t align) {
   Impl& m = *impl_.get();  // get(): no null assertion on the hot path
   if (m.cfg == Impl::kDefaultCfg) [[likely]]
-    return m.alloc_t<Impl::kDefaultCfg>(size, align);
-  return m.alloc_other(size, align);
+    return m.alloc_t<Impl::kDefaultCfg, true>(size, align);
+  return m.alloc_other<true>(size, align);
 }
 
-Status Tlsf::free(uint64_t addr) {
+Result<uint64_t> Tlsf::alloc_full(uint64_t size, uint64_t align) {
+  Impl& m = *impl_;
+  if (m.cfg == Impl::kDefaultCfg) return m.alloc_t<Impl::kDefaultCfg>(size, align);
+  return m.alloc_other<false>(size, align);
+}
+
+bool Tlsf::free_fast(uint64_t addr) {
   Impl& m = *impl_.get();  // get(): no null assertion on the hot path
   if (m.cfg == Impl::kDefaultCfg) [[likely]]
-    return m.free_t<Impl::kDefaultCfg>(addr);
-  return m.free_other(addr);
+    return m.free_t<Impl::kDefaultCfg, true>(addr);
+  return m.free_other<true>(addr);
+}
+
+Status Tlsf::free_full(uint64_t addr) {
+  Impl& m = *impl_;
+  if (m.cfg == Impl::kDefaultCfg) return m.free_t<Impl::kDefaultCfg>(addr);
+  return m.free_other<false>(addr);
 }
 
 Result<uint64_t> Tlsf::size_of(uint64_t addr) const {

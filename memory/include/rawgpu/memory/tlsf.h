@@ -73,11 +73,26 @@ class Tlsf {
   // (a power of two; values below min_block mean min_block). Errors: kInvalidArgument (zero
   // size, bad alignment), kOutOfMemory (no free block can hold it; the message names the largest
   // free block).
-  Result<uint64_t> alloc(uint64_t size, uint64_t align = 1);
+  //
+  //
+  // alloc and free are inline wrappers: the O(1) cases run out of line in alloc_fast/free_fast,
+  // which return plain values in registers (no Result in memory, no Error destructor to run);
+  // what they leave alone, with nothing changed (bad arguments, an unknown address, no bin that
+  // guarantees a fit), runs again in alloc_full/free_full, which build the Result or Error.
+  Result<uint64_t> alloc(uint64_t size, uint64_t align = 1) {
+    const Fast r = alloc_fast(size, align);
+    if (r.ok != 0) [[likely]]
+      return r.addr;
+    return alloc_full(size, align);
+  }
   // Frees an allocation by its start address. Errors: kOutOfRange (outside the range),
   // kInvalidArgument (inside an allocation but not its start), kAlreadyExists (in free space:
   // double free or never allocated).
-  Status free(uint64_t addr);
+  Status free(uint64_t addr) {
+    if (free_fast(addr)) [[likely]]
+      return {};
+    return free_full(addr);
+  }
   // Size of the allocation starting at addr (the rounded size). kNotFound if none starts there.
   Result<uint64_t> size_of(uint64_t addr) const;
   bool is_allocated(uint64_t addr) const;
@@ -106,6 +121,16 @@ class Tlsf {
  private:
   struct Impl;
   explicit Tlsf(std::unique_ptr<Impl> impl);
+  // The hot paths. A failed fast call (ok == 0, false) has changed nothing; the full call then
+  // does the whole request again, slow paths and errors included.
+  struct Fast {
+    uint64_t addr;
+    uint64_t ok;  // 16 bytes, trivially copyable: returned in two registers
+  };
+  Fast alloc_fast(uint64_t size, uint64_t align);
+  Result<uint64_t> alloc_full(uint64_t size, uint64_t align);
+  bool free_fast(uint64_t addr);
+  Status free_full(uint64_t addr);
   void for_each_block_impl(void (*cb)(void*, uint64_t, uint64_t, bool), void* ctx) const;
   std::unique_ptr<Impl> impl_;
 };
