@@ -297,8 +297,12 @@ int frexp_exp(float f) {
   return e;
 }
 
-uint32_t fp_class_mask(double v, bool snan) {
-  switch (std::fpclassify(v)) {
+// `min_normal` is the source type's smallest normal (f32/f16 values arrive widened to double,
+// where their denormals are normal).
+uint32_t fp_class_mask(double v, bool snan, double min_normal) {
+  const int cls =
+      std::isfinite(v) && v != 0 && std::fabs(v) < min_normal ? FP_SUBNORMAL : std::fpclassify(v);
+  switch (cls) {
     case FP_NAN: return snan ? 1u : 2u;
     case FP_INFINITE: return std::signbit(v) ? 1u << 2 : 1u << 9;
     case FP_NORMAL: return std::signbit(v) ? 1u << 3 : 1u << 8;
@@ -2038,7 +2042,7 @@ struct Emulator::Impl {
         if (c == kClass) {
           const double v = D(a[l]);
           const bool snan = std::isnan(v) && !((a[l] >> 51) & 1);
-          r = (fp_class_mask(v, snan) & b[l]) != 0;
+          r = (fp_class_mask(v, snan, std::numeric_limits<double>::min()) & b[l]) != 0;
         } else if (t == kF64)
           r = cmp_cond(c, D(a[l]), D(b[l]));
         else if (t == kI64)
@@ -2056,7 +2060,8 @@ struct Emulator::Impl {
         switch (t) {
           case kF32:
             if (c == kClass)
-              r = (fp_class_mask(F(a[l]), is_snan32(a[l])) & b[l]) != 0;
+              r = (fp_class_mask(F(a[l]), is_snan32(a[l]), std::numeric_limits<float>::min()) &
+                   b[l]) != 0;
             else
               r = cmp_cond(c, F(a[l]), F(b[l]));
             break;
@@ -2064,7 +2069,7 @@ struct Emulator::Impl {
             const uint16_t ha = static_cast<uint16_t>(a[l]);
             const float fa = half_to_float(ha);
             if (c == kClass)
-              r = (fp_class_mask(fa, (ha & 0x7E00) == 0x7C00 && (ha & 0x3FF)) & b[l]) != 0;
+              r = (fp_class_mask(fa, (ha & 0x7E00) == 0x7C00 && (ha & 0x3FF), 0x1p-14) & b[l]) != 0;
             else
               r = cmp_cond(c, fa, half_to_float(static_cast<uint16_t>(b[l])));
             break;
@@ -3070,8 +3075,10 @@ struct Emulator::Impl {
       case v_add_f64: QLANES(U(D(a) + D(b)))
       case v_mul_f64: QLANES(U(D(a) * D(b)))
       case v_fma_f64: QLANES(U(std::fma(D(a), D(b), D(c))))
-      case v_max_f64: QLANES(std::isnan(D(a)) ? b : std::isnan(D(b)) ? a : U(std::fmax(D(a), D(b))))
-      case v_min_f64: QLANES(std::isnan(D(a)) ? b : std::isnan(D(b)) ? a : U(std::fmin(D(a), D(b))))
+      // GFX11 f64 min/max: as the f32 forms, IEEE mode or maximumNumber, −0 < +0 (std::fmin
+      // may return either zero: llvm.minimum(−0, +0) gave +0 on gfx1100).
+      case v_max_f64: QLANES(fminmax64(a, b, true, w.mode.ieee ? 0 : 1))
+      case v_min_f64: QLANES(fminmax64(a, b, false, w.mode.ieee ? 0 : 1))
       case v_rcp_f64: QLANES(U(1.0 / D(a)))
       case v_ldexp_f64:
         for (unsigned l = 0; l < kLanes; ++l)
