@@ -1125,7 +1125,9 @@ struct Emulator::Impl {
     }
     if (u.half && (u.opsel >> i) & 1)
       for (unsigned l = 0; l < kLanes; ++l) out[l] >>= 16;
-    if (u.fbits && ((u.abs | u.neg) >> i) & 1) {
+    // VOP3P's neg_lo/neg_hi act per half (or per source type for v_fma_mix*): each op applies
+    // them (applying neg_lo here too negated the low half twice).
+    if (u.fbits && u.fmt != Format::kVOP3P && ((u.abs | u.neg) >> i) & 1) {
       const uint32_t sign = u.fbits == 16 ? 0x8000u : 0x80000000u;
       const uint32_t a = (u.abs >> i) & 1 ? ~sign : ~0u, n = (u.neg >> i) & 1 ? sign : 0u;
       for (unsigned l = 0; l < kLanes; ++l) out[l] = (out[l] & a) ^ n;
@@ -2584,6 +2586,8 @@ struct Emulator::Impl {
                               : h == 0              ? (u.opsel >> i) & 1
                                                     : (u.opsel_hi >> i) & 1;
               x[i] = (hi ? src[i][l] >> 16 : src[i][l]) & 0xFFFF;
+              if (u.op == v_pk_maximum_f16 || u.op == v_pk_minimum_f16 || u.op == v_pk_fmac_f16)
+                if (h == 0 ? (u.neg >> i) & 1 : (u.neg_hi >> i) & 1) x[i] ^= 0x8000;
             }
             const int64_t sa = s16(x[0]), sb = s16(x[1]), sc = s16(x[2]);
             const int64_t ua = x[0], ub = x[1], uc = x[2];
@@ -3122,25 +3126,29 @@ struct Emulator::Impl {
           uint32_t out = 0;
           for (unsigned h = 0; h < 2; ++h) {
             float x[3];
+            uint16_t hb[3];
             const uint32_t* src[3] = {A, B, C};
             for (unsigned i = 0; i < 3; ++i) {
               const bool hi = h == 0 ? (u.opsel >> i) & 1 : (u.opsel_hi >> i) & 1;
               uint16_t bits = static_cast<uint16_t>(hi ? src[i][l] >> 16 : src[i][l]);
               if (h == 0 ? (u.neg >> i) & 1 : (u.neg_hi >> i) & 1) bits ^= 0x8000;
               x[i] = half_to_float(bits);
+              hb[i] = bits;
             }
-            float r;
+            // min/max: the scalar f16 rules (IEEE mode or maximumNumber, −0 < +0).
+            const bool is_max = u.op == v_pk_max_f16 || u.op == v_pk_max_num_f16;
+            const int mm_kind =
+                u.op == v_pk_max_f16 || u.op == v_pk_min_f16 ? (w.mode.ieee ? 0 : 1) : 1;
+            uint32_t r16;
             switch (u.op) {
-              case v_pk_add_f16: r = x[0] + x[1]; break;
-              case v_pk_mul_f16: r = x[0] * x[1]; break;
+              case v_pk_add_f16: r16 = float_to_half(x[0] + x[1]); break;
+              case v_pk_mul_f16: r16 = float_to_half(x[0] * x[1]); break;
               case v_pk_fma_f16:
-                r = static_cast<float>(static_cast<double>(x[0]) * x[1] + x[2]);
+                r16 = float_to_half(static_cast<float>(static_cast<double>(x[0]) * x[1] + x[2]));
                 break;
-              case v_pk_max_f16:
-              case v_pk_max_num_f16: r = std::fmax(x[0], x[1]); break;
-              default: r = std::fmin(x[0], x[1]); break;
+              default: r16 = fminmax16(hb[0], hb[1], is_max, mm_kind) & 0xFFFF; break;
             }
-            out |= uint32_t{float_to_half(r)} << (16 * h);
+            out |= r16 << (16 * h);
           }
           R[l] = out;
         }
