@@ -653,6 +653,20 @@ Family type_family(const Ty& t, std::vector<Op>* pend) {
   }
   if (!t.fp && t.bits > 8)
     add({"bswap", t.ir, t.ir, expand("%r = call {T} @llvm.bswap.{S}({T} %x)", t), kExact});
+  if (std::string_view(t.ir) == "half") {
+    // f32 fma of extended halves: v_fma_mix_f32 with a negated f32 (z: the bits x:y) or f16
+    // source.
+    const std::string z =
+        "%ah = shl i64 %a, 16\n%ab = or i64 %ah, %b\n%zt = trunc i64 %ab to i32\n"
+        "%z = bitcast i32 %zt to float\n%xe = fpext half %x to float\n"
+        "%ye = fpext half %y to float\n";
+    add({"fma mix -z", "half", "float",
+         z + "%n = fneg float %z\n%r = call float @llvm.fma.f32(float %xe, float %ye, float %n)",
+         kNanEq});
+    add({"fma mix -y", "half", "float",
+         z + "%n = fneg float %ye\n%r = call float @llvm.fma.f32(float %xe, float %n, float %z)",
+         kNanEq});
+  }
   for (const Conv& c : conversions())
     if (std::string_view(c.from) == t.ir)
       add({std::string(c.inst) + " " + c.to, c.from, c.to,
