@@ -839,6 +839,9 @@ struct Emulator::Impl {
           if (!(m == "s_setpc_b64")) u->srcw[i] = w[off + i] ? w[off + i] : 1;
           RG_TRY(set_src(*u, i, i == 0 ? (w0 & 0xFF) : ((w0 >> 8) & 0xFF), in.literal));
         }
+        // The K literal in cval[2]: cval[1] holds it only when src1 itself is the literal
+        // (an SGPR src1 read K as 0, so LLVM's uniform i64 division went wrong on gfx1201).
+        if (m == "s_fmamk_f32" || m == "s_fmaak_f32") u->cval[2] = in.literal;
         if (m == "s_fmac_f32") {  // D = S0 * S1 + D
           u->srcw[2] = 1;
           RG_TRY(set_src(*u, 2, u->sdst, 0));
@@ -1827,6 +1830,21 @@ struct Emulator::Impl {
         scc = d != 0;
         break;
       }
+      // 64-bit field extract: offset S1[5:0], width S1[22:16] (LLVM's uniform sext/zext).
+      case s_bfe_u64:
+      case s_bfe_i64: {
+        const unsigned off = b & 63, wd = std::min((b >> 16) & 0x7F, 64u);
+        uint64_t r = wd == 0 ? 0
+                     : wd == 64 && u.op == s_bfe_i64
+                         ? static_cast<uint64_t>(static_cast<int64_t>(A) >> off)
+                         : A >> off;
+        if (wd > 0 && wd < 64) {
+          r &= (uint64_t{1} << wd) - 1;
+          if (u.op == s_bfe_i64 && ((r >> (wd - 1)) & 1)) r |= ~uint64_t{0} << wd;
+        }
+        set64(r), scc = D64 != 0;
+        break;
+      }
       case s_bfm_b32: d = ((1u << (a & 31)) - 1) << (b & 31); break;
       case s_mul_i32: d = a * b; break;
       case s_mul_hi_u32: d = static_cast<uint32_t>((uint64_t{a} * b) >> 32); break;
@@ -1846,8 +1864,8 @@ struct Emulator::Impl {
       case s_sub_f32: d = U(F(a) - F(b)); break;
       case s_mul_f32: d = U(F(a) * F(b)); break;
       case s_fmac_f32: d = U(std::fma(F(a), F(b), F(scalar32(w, u, 2)))); break;
-      case s_fmamk_f32: d = U(std::fma(F(a), F(static_cast<uint32_t>(u.cval[1])), F(b))); break;
-      case s_fmaak_f32: d = U(std::fma(F(a), F(b), F(static_cast<uint32_t>(u.cval[1])))); break;
+      case s_fmamk_f32: d = U(std::fma(F(a), F(static_cast<uint32_t>(u.cval[2])), F(b))); break;
+      case s_fmaak_f32: d = U(std::fma(F(a), F(b), F(static_cast<uint32_t>(u.cval[2])))); break;
       // gfx12: IEEE-754 2019 minimumNumber/maximumNumber (a quiet NaN operand loses).
       case s_min_num_f32: d = fmax_num(a, b, false); break;
       case s_max_num_f32: d = fmax_num(a, b, true); break;
@@ -1875,6 +1893,20 @@ struct Emulator::Impl {
       }
       case s_ctz_i32_b32: d = a == 0 ? ~0u : static_cast<uint32_t>(std::countr_zero(a)); break;
       case s_clz_i32_u32: d = a == 0 ? ~0u : static_cast<uint32_t>(std::countl_zero(a)); break;
+      // 64-bit forms and the signed count (LLVM's uniform i64 bitreverse/cttz/ctlz, i8/i16 ctlz).
+      case s_brev_b64: {
+        uint64_t x = A, r = 0;
+        for (int i = 0; i < 64; ++i, x >>= 1) r = (r << 1) | (x & 1);
+        set64(r);
+        break;
+      }
+      case s_ctz_i32_b64: d = A == 0 ? ~0u : static_cast<uint32_t>(std::countr_zero(A)); break;
+      case s_clz_i32_u64: d = A == 0 ? ~0u : static_cast<uint32_t>(std::countl_zero(A)); break;
+      case s_cls_i32:
+        d = a == 0 || a == ~0u
+                ? ~0u
+                : static_cast<uint32_t>(std::countl_zero(static_cast<int32_t>(a) < 0 ? ~a : a));
+        break;
       case s_bcnt1_i32_b32: d = static_cast<uint32_t>(std::popcount(a)), scc = d != 0; break;
       case s_bcnt1_i32_b64: d = static_cast<uint32_t>(std::popcount(A)), scc = d != 0; break;
       case s_sext_i32_i8: d = static_cast<uint32_t>(static_cast<int8_t>(a)); break;
