@@ -5,18 +5,21 @@
 //     half/bfloat conversion helpers), loaded with dlopen and run natively: the reference;
 //   * for gfx1100 and gfx1201 with llc-19 + ld.lld-19, inlined into a kernel that calls every op
 //     of a family once per lane, dispatched through queues::amd::ComputeQueue on the simulated
-//     GPU and run by the wave emulator.
+//     GPU and run by the wave emulator. The Uniform suite runs the same ops with uniform
+//     operands (one wave loops over scalar-loaded inputs), so LLVM uses the SALU where it can.
 // Inputs are all pairs of a type's edge values (±0, denormals, ±inf, quiet and signalling NaN,
 // the extremes, rounding ties, INT_MIN/MAX, shift widths), or for the approximate operations
 // sweeps over their range. Results are compared bitwise, except as documented per op:
 //   kNan    float results: any NaN equals any NaN (neither ISA defines the same payload: x86
 //           produces the negative default NaN, RDNA the positive one);
-//   kTie    kNan, and +0/-0 equal (llvm.minnum/maxnum may return either zero for ±0);
+//   kTie    kNan, and +0/-0 equal (llvm.minnum/maxnum may return either zero for ±0); with a
+//           signalling NaN operand, the other operand or a NaN (see same());
 //   kApprox kNan, and within N ulps (distance in ordered bit patterns) or an absolute bound:
 //           the approximate ops, with the bound taken from the instruction's documented or
 //           derived precision (see each family).
-// Operations the emulator or LLVM 19 cannot run yet are not dropped silently: they sit in the
-// `kPending` table below, which the test prints with the status of each entry on each target.
+// fmuladd accepts the fused or the unfused x86-64 result (Op::alt). Operations the emulator or
+// LLVM 19 cannot run yet are not dropped silently: they sit in the pending() and
+// uniform_pending_gfx1201() tables below, which the test prints with each entry's status.
 // SKIPPED without llc-19, ld.lld-19 or the compiler-rt builtins archive, or on a non-x86-64 host.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
