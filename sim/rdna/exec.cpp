@@ -299,8 +299,12 @@ int frexp_exp(float f) {
   return e;
 }
 
-uint32_t fp_class_mask(double v, bool snan) {
-  switch (std::fpclassify(v)) {
+// `min_normal` is the source type's smallest normal (f32/f16 values arrive widened to double,
+// where their denormals are normal).
+uint32_t fp_class_mask(double v, bool snan, double min_normal) {
+  const int cls =
+      std::isfinite(v) && v != 0 && std::fabs(v) < min_normal ? FP_SUBNORMAL : std::fpclassify(v);
+  switch (cls) {
     case FP_NAN: return snan ? 1u : 2u;
     case FP_INFINITE: return std::signbit(v) ? 1u << 2 : 1u << 9;
     case FP_NORMAL: return std::signbit(v) ? 1u << 3 : 1u << 8;
@@ -995,6 +999,9 @@ struct Emulator::Impl {
           if (!(m == "s_setpc_b64")) u->srcw[i] = w[off + i] ? w[off + i] : 1;
           RG_TRY(set_src(*u, i, i == 0 ? (w0 & 0xFF) : ((w0 >> 8) & 0xFF), in.literal));
         }
+        // The K literal in cval[2]: cval[1] holds it only when src1 itself is the literal
+        // (an SGPR src1 read K as 0, so LLVM's uniform i64 division went wrong on gfx1201).
+        if (m == "s_fmamk_f32" || m == "s_fmaak_f32") u->cval[2] = in.literal;
         if (m == "s_fmac_f32" || m == "s_fmac_f16") {  // D = S0 * S1 + D
           u->srcw[2] = 1;
           RG_TRY(set_src(*u, 2, u->sdst, 0));
@@ -1281,7 +1288,9 @@ struct Emulator::Impl {
     }
     if (u.half && (u.opsel >> i) & 1)
       for (unsigned l = 0; l < kLanes; ++l) out[l] >>= 16;
-    if (u.fbits && ((u.abs | u.neg) >> i) & 1) {
+    // VOP3P's neg_lo/neg_hi act per half (or per source type for v_fma_mix*): each op applies
+    // them (applying neg_lo here too negated the low half twice).
+    if (u.fbits && u.fmt != Format::kVOP3P && ((u.abs | u.neg) >> i) & 1) {
       const uint32_t sign = u.fbits == 16 ? 0x8000u : 0x80000000u;
       const uint32_t a = (u.abs >> i) & 1 ? ~sign : ~0u, n = (u.neg >> i) & 1 ? sign : 0u;
       for (unsigned l = 0; l < kLanes; ++l) out[l] = (out[l] & a) ^ n;
@@ -1981,6 +1990,21 @@ struct Emulator::Impl {
         scc = d != 0;
         break;
       }
+      // 64-bit field extract: offset S1[5:0], width S1[22:16] (LLVM's uniform sext/zext).
+      case s_bfe_u64:
+      case s_bfe_i64: {
+        const unsigned off = b & 63, wd = std::min((b >> 16) & 0x7F, 64u);
+        uint64_t r = wd == 0 ? 0
+                     : wd == 64 && u.op == s_bfe_i64
+                         ? static_cast<uint64_t>(static_cast<int64_t>(A) >> off)
+                         : A >> off;
+        if (wd > 0 && wd < 64) {
+          r &= (uint64_t{1} << wd) - 1;
+          if (u.op == s_bfe_i64 && ((r >> (wd - 1)) & 1)) r |= ~uint64_t{0} << wd;
+        }
+        set64(r), scc = D64 != 0;
+        break;
+      }
       case s_bfm_b32: d = ((1u << (a & 31)) - 1) << (b & 31); break;
       case s_mul_i32: d = a * b; break;
       case s_mul_hi_u32: d = static_cast<uint32_t>((uint64_t{a} * b) >> 32); break;
@@ -2000,8 +2024,8 @@ struct Emulator::Impl {
       case s_sub_f32: d = U(F(a) - F(b)); break;
       case s_mul_f32: d = U(F(a) * F(b)); break;
       case s_fmac_f32: d = U(std::fma(F(a), F(b), F(scalar32(w, u, 2)))); break;
-      case s_fmamk_f32: d = U(std::fma(F(a), F(static_cast<uint32_t>(u.cval[1])), F(b))); break;
-      case s_fmaak_f32: d = U(std::fma(F(a), F(b), F(static_cast<uint32_t>(u.cval[1])))); break;
+      case s_fmamk_f32: d = U(std::fma(F(a), F(static_cast<uint32_t>(u.cval[2])), F(b))); break;
+      case s_fmaak_f32: d = U(std::fma(F(a), F(b), F(static_cast<uint32_t>(u.cval[2])))); break;
       // gfx12: IEEE-754 2019 minimumNumber/maximumNumber (a quiet NaN operand loses).
       case s_min_num_f32: d = fmax_num(a, b, false); break;
       case s_max_num_f32: d = fmax_num(a, b, true); break;
@@ -2029,6 +2053,20 @@ struct Emulator::Impl {
       }
       case s_ctz_i32_b32: d = a == 0 ? ~0u : static_cast<uint32_t>(std::countr_zero(a)); break;
       case s_clz_i32_u32: d = a == 0 ? ~0u : static_cast<uint32_t>(std::countl_zero(a)); break;
+      // 64-bit forms and the signed count (LLVM's uniform i64 bitreverse/cttz/ctlz, i8/i16 ctlz).
+      case s_brev_b64: {
+        uint64_t x = A, r = 0;
+        for (int i = 0; i < 64; ++i, x >>= 1) r = (r << 1) | (x & 1);
+        set64(r);
+        break;
+      }
+      case s_ctz_i32_b64: d = A == 0 ? ~0u : static_cast<uint32_t>(std::countr_zero(A)); break;
+      case s_clz_i32_u64: d = A == 0 ? ~0u : static_cast<uint32_t>(std::countl_zero(A)); break;
+      case s_cls_i32:
+        d = a == 0 || a == ~0u
+                ? ~0u
+                : static_cast<uint32_t>(std::countl_zero(static_cast<int32_t>(a) < 0 ? ~a : a));
+        break;
       case s_bcnt1_i32_b32: d = static_cast<uint32_t>(std::popcount(a)), scc = d != 0; break;
       case s_bcnt1_i32_b64: d = static_cast<uint32_t>(std::popcount(A)), scc = d != 0; break;
       case s_sext_i32_i8: d = static_cast<uint32_t>(static_cast<int8_t>(a)); break;
@@ -2276,7 +2314,7 @@ struct Emulator::Impl {
         if (c == kClass) {
           const double v = D(a[l]);
           const bool snan = std::isnan(v) && !((a[l] >> 51) & 1);
-          r = (fp_class_mask(v, snan) & b[l]) != 0;
+          r = (fp_class_mask(v, snan, std::numeric_limits<double>::min()) & b[l]) != 0;
         } else if (t == kF64)
           r = cmp_cond(c, D(a[l]), D(b[l]));
         else if (t == kI64)
@@ -2294,7 +2332,8 @@ struct Emulator::Impl {
         switch (t) {
           case kF32:
             if (c == kClass)
-              r = (fp_class_mask(F(a[l]), is_snan32(a[l])) & b[l]) != 0;
+              r = (fp_class_mask(F(a[l]), is_snan32(a[l]), std::numeric_limits<float>::min()) &
+                   b[l]) != 0;
             else
               r = cmp_cond(c, F(a[l]), F(b[l]));
             break;
@@ -2302,7 +2341,7 @@ struct Emulator::Impl {
             const uint16_t ha = static_cast<uint16_t>(a[l]);
             const float fa = half_to_float(ha);
             if (c == kClass)
-              r = (fp_class_mask(fa, (ha & 0x7E00) == 0x7C00 && (ha & 0x3FF)) & b[l]) != 0;
+              r = (fp_class_mask(fa, (ha & 0x7E00) == 0x7C00 && (ha & 0x3FF), 0x1p-14) & b[l]) != 0;
             else
               r = cmp_cond(c, fa, half_to_float(static_cast<uint16_t>(b[l])));
             break;
@@ -2860,6 +2899,8 @@ struct Emulator::Impl {
                               : h == 0              ? (u.opsel >> i) & 1
                                                     : (u.opsel_hi >> i) & 1;
               x[i] = (hi ? src[i][l] >> 16 : src[i][l]) & 0xFFFF;
+              if (u.op == v_pk_maximum_f16 || u.op == v_pk_minimum_f16 || u.op == v_pk_fmac_f16)
+                if (h == 0 ? (u.neg >> i) & 1 : (u.neg_hi >> i) & 1) x[i] ^= 0x8000;
             }
             const int64_t sa = s16(x[0]), sb = s16(x[1]), sc = s16(x[2]);
             const int64_t ua = x[0], ub = x[1], uc = x[2];
@@ -3365,7 +3406,8 @@ struct Emulator::Impl {
       case v_add_f64: QLANES(U(D(a) + D(b)))
       case v_mul_f64: QLANES(U(D(a) * D(b)))
       case v_fma_f64: QLANES(U(std::fma(D(a), D(b), D(c))))
-      // GFX11 f64 min/max follow MODE.IEEE like the f32 forms (sNaN → qNaN, −0 < +0).
+      // GFX11 f64 min/max: as the f32 forms, IEEE mode or maximumNumber, −0 < +0 (std::fmin
+      // may return either zero: llvm.minimum(−0, +0) gave +0 on gfx1100).
       case v_max_f64: QLANES(fminmax64(a, b, true, w.mode.ieee ? 0 : 1))
       case v_min_f64: QLANES(fminmax64(a, b, false, w.mode.ieee ? 0 : 1))
       case v_rcp_f64: QLANES(U(1.0 / D(a)))
@@ -3411,25 +3453,29 @@ struct Emulator::Impl {
           uint32_t out = 0;
           for (unsigned h = 0; h < 2; ++h) {
             float x[3];
+            uint16_t hb[3];
             const uint32_t* src[3] = {A, B, C};
             for (unsigned i = 0; i < 3; ++i) {
               const bool hi = h == 0 ? (u.opsel >> i) & 1 : (u.opsel_hi >> i) & 1;
               uint16_t bits = static_cast<uint16_t>(hi ? src[i][l] >> 16 : src[i][l]);
               if (h == 0 ? (u.neg >> i) & 1 : (u.neg_hi >> i) & 1) bits ^= 0x8000;
               x[i] = half_to_float(bits);
+              hb[i] = bits;
             }
-            float r;
+            // min/max: the scalar f16 rules (IEEE mode or maximumNumber, −0 < +0).
+            const bool is_max = u.op == v_pk_max_f16 || u.op == v_pk_max_num_f16;
+            const int mm_kind =
+                u.op == v_pk_max_f16 || u.op == v_pk_min_f16 ? (w.mode.ieee ? 0 : 1) : 1;
+            uint32_t r16;
             switch (u.op) {
-              case v_pk_add_f16: r = x[0] + x[1]; break;
-              case v_pk_mul_f16: r = x[0] * x[1]; break;
+              case v_pk_add_f16: r16 = float_to_half(x[0] + x[1]); break;
+              case v_pk_mul_f16: r16 = float_to_half(x[0] * x[1]); break;
               case v_pk_fma_f16:
-                r = static_cast<float>(static_cast<double>(x[0]) * x[1] + x[2]);
+                r16 = float_to_half(static_cast<float>(static_cast<double>(x[0]) * x[1] + x[2]));
                 break;
-              case v_pk_max_f16:
-              case v_pk_max_num_f16: r = std::fmax(x[0], x[1]); break;
-              default: r = std::fmin(x[0], x[1]); break;
+              default: r16 = fminmax16(hb[0], hb[1], is_max, mm_kind) & 0xFFFF; break;
             }
-            out |= uint32_t{float_to_half(r)} << (16 * h);
+            out |= r16 << (16 * h);
           }
           R[l] = out;
         }

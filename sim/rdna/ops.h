@@ -19,7 +19,7 @@
       X(s_lshl3_add_u32) X(s_lshl4_add_u32) X(s_min_i32) X(s_min_u32) X(s_max_i32) X(s_max_u32)                                                                      \
           X(s_and_b32) X(s_and_b64) X(s_or_b32) X(s_or_b64) X(s_xor_b32) X(s_xor_b64)                                                                                \
               X(s_nand_b32) X(s_nor_b32) X(s_xnor_b32) X(s_and_not1_b32) X(s_and_not1_b64)                                                                           \
-                  X(s_or_not1_b32) X(s_or_not1_b64) X(s_bfe_u32) X(s_bfe_i32) X(s_bfm_b32)                                                                           \
+                  X(s_or_not1_b32) X(s_or_not1_b64) X(s_bfe_u32) X(s_bfe_i32) X(s_bfe_u64) X(s_bfe_i64) X(s_brev_b64) X(s_ctz_i32_b64) X(s_clz_i32_u64) X(s_cls_i32) X(s_bfm_b32)                                                                           \
                       X(s_mul_i32) X(s_mul_hi_u32) X(s_mul_hi_i32) X(s_cselect_b32)                                                                                  \
                           X(s_cselect_b64) X(s_pack_ll_b32_b16) X(s_pack_lh_b32_b16)                                                                                 \
                               X(s_pack_hh_b32_b16) X(s_pack_hl_b32_b16) X(s_absdiff_i32)                                                                             \
