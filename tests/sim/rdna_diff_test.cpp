@@ -18,8 +18,8 @@
 //           the approximate ops, with the bound taken from the instruction's documented or
 //           derived precision (see each family).
 // fmuladd accepts the fused or the unfused x86-64 result (Op::alt). Operations the emulator or
-// LLVM 19 cannot run yet are not dropped silently: they sit in the pending() and
-// uniform_pending_gfx1201() tables below, which the test prints with each entry's status.
+// LLVM 19 cannot run yet are not dropped silently: they sit in the pending() table below, which
+// the test prints with each entry's status.
 // SKIPPED without llc-19, ld.lld-19 or the compiler-rt builtins archive, or on a non-x86-64 host.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -658,85 +658,6 @@ const std::vector<Pending>& pending() {
   return p;
 }
 
-// Uniform ops on gfx1201 that need a GFX12 SALU float opcode the emulator does not implement
-// yet (LLVM computes uniform f16/bf16/f32 values on the SALU there): type, op, the first
-// missing opcode the kernel stopped at. The Uniform tests leave them out on gfx1201 and print
-// them; RDNA_DIFF_PENDING=1 runs each alone and prints its status ("PASSES now: enable it").
-struct UniformPending {
-  const char* ty;
-  const char* op;
-  const char* opcode;
-};
-const std::vector<UniformPending>& uniform_pending_gfx1201() {
-  static const std::vector<UniformPending> p = {
-      {"half", "fadd", "s_add_f16"},
-      {"half", "fsub", "s_sub_f16"},
-      {"half", "fmul", "s_mul_f16"},
-      {"half", "fdiv", "s_cvt_f32_f16"},
-      {"half", "fma", "s_fmac_f16"},
-      {"half", "fmuladd", "s_fmac_f16"},
-      {"half", "minimum", "s_minimum_f16"},
-      {"half", "maximum", "s_maximum_f16"},
-      {"half", "floor", "s_floor_f16"},
-      {"half", "ceil", "s_ceil_f16"},
-      {"half", "trunc", "s_trunc_f16"},
-      {"half", "rint", "s_rndne_f16"},
-      {"half", "nearbyint", "s_rndne_f16"},
-      {"half", "round", "s_trunc_f16"},
-      {"half", "roundeven", "s_rndne_f16"},
-      {"half", "fcmp oeq", "s_cmp_eq_f16"},
-      {"half", "fcmp ogt", "s_cmp_gt_f16"},
-      {"half", "fcmp oge", "s_cmp_ge_f16"},
-      {"half", "fcmp olt", "s_cmp_lt_f16"},
-      {"half", "fcmp ole", "s_cmp_le_f16"},
-      {"half", "fcmp one", "s_cmp_lg_f16"},
-      {"half", "fcmp ord", "s_cmp_o_f16"},
-      {"half", "fcmp ueq", "s_cmp_nlg_f16"},
-      {"half", "fcmp ugt", "s_cmp_nle_f16"},
-      {"half", "fcmp uge", "s_cmp_nlt_f16"},
-      {"half", "fcmp ult", "s_cmp_nge_f16"},
-      {"half", "fcmp ule", "s_cmp_ngt_f16"},
-      {"half", "fcmp une", "s_cmp_neq_f16"},
-      {"half", "fcmp uno", "s_cmp_u_f16"},
-      {"half", "fptosi.sat i8", "s_cvt_f32_f16"},
-      {"half", "fptoui.sat i8", "s_cvt_f32_f16"},
-      {"half", "fptosi.sat i16", "s_cvt_f32_f16"},
-      {"half", "fptoui.sat i16", "s_cvt_f32_f16"},
-      {"half", "fptosi.sat i32", "s_cvt_f32_f16"},
-      {"half", "fptoui.sat i32", "s_cvt_f32_f16"},
-      {"half", "fptosi.sat i64", "s_cvt_f32_f16"},
-      {"half", "fptoui.sat i64", "s_cvt_f32_f16"},
-      {"half", "select olt", "s_cmp_lt_f16"},
-      {"half", "fpext float", "s_cvt_f32_f16"},
-      {"bfloat", "minimum", "s_minimum_f32"},
-      {"bfloat", "maximum", "s_maximum_f32"},
-      {"bfloat", "rint", "s_rndne_f32"},
-      {"bfloat", "nearbyint", "s_rndne_f32"},
-      {"bfloat", "roundeven", "s_rndne_f32"},
-      {"float", "minimum", "s_minimum_f32"},
-      {"float", "maximum", "s_maximum_f32"},
-      {"float", "rint", "s_rndne_f32"},
-      {"float", "nearbyint", "s_rndne_f32"},
-      {"float", "roundeven", "s_rndne_f32"},
-      {"float", "fptrunc half", "s_cvt_f16_f32"},
-      {"<2 x half>", "fdiv", "s_cvt_hi_f32_f16"},
-      {"<2 x half>", "floor", "s_floor_f16"},
-      {"<2 x half>", "ceil", "s_ceil_f16"},
-      {"<2 x half>", "trunc", "s_trunc_f16"},
-      {"<2 x half>", "rint", "s_rndne_f16"},
-      {"<2 x half>", "nearbyint", "s_rndne_f16"},
-      {"<2 x half>", "round", "s_trunc_f16"},
-      {"<2 x half>", "roundeven", "s_rndne_f16"},
-  };
-  return p;
-}
-const UniformPending* uniform_pending(Target t, std::string_view ty, std::string_view op) {
-  if (t != Target::kGfx1201) return nullptr;
-  for (const UniformPending& p : uniform_pending_gfx1201())
-    if (ty == p.ty && op == p.op) return &p;
-  return nullptr;
-}
-
 bool is_pending(std::string_view ty, std::string_view op) {
   for (const Pending& p : pending())
     if (ty == p.ty && op == p.op) return true;
@@ -1055,19 +976,7 @@ class Diff : public EndToEnd {
   // status printed.
   void check(const Family& f, const std::vector<Op>& pend = {}) {
     std::vector<const Op*> ops;
-    std::vector<const Op*> upend;  // uniform_pending() ops
-    for (const Op& op : f.ops)
-      (uniform_ && uniform_pending(GetParam(), op.ty, op.name) ? upend : ops).push_back(&op);
-    for (const Op* op : upend) {
-      const UniformPending* p = uniform_pending(GetParam(), op->ty, op->name);
-      if (std::getenv("RDNA_DIFF_PENDING") == nullptr) {
-        std::printf(
-            "PENDING %s %s (uniform) on %s: needs %s (not run; RDNA_DIFF_PENDING=1 runs it)\n",
-            op->ty.c_str(), op->name.c_str(), target_name(GetParam()), p->opcode);
-      } else {
-        run_pending(f, *op);
-      }
-    }
+    for (const Op& op : f.ops) ops.push_back(&op);
     HostModule host(ops);
     ASSERT_TRUE(host.error.empty()) << f.name << ": " << host.error;
     std::string error;
@@ -1107,8 +1016,6 @@ class Diff : public EndToEnd {
     const char* why = "";
     for (const Pending& p : pending())
       if (op.ty == p.ty && op.name == p.op) why = p.why;
-    if (const UniformPending* up = uniform_pending(GetParam(), op.ty, op.name); uniform_ && up)
-      why = up->opcode;
     const std::vector<const Op*> one = {&op};
     HostModule host(one);
     std::string status;
