@@ -452,13 +452,13 @@ class TlsfModel {
   uint64_t base_, size_, granule_;
 };
 
-void run_model(uint64_t seed, int ops, int check_every) {
+void run_model(uint64_t seed, int ops, int check_every, unsigned sl = 32) {
   constexpr uint64_t kBase = 0x10000, kSize = 1 << 20, kGranule = 256;
-  Tlsf t = make(kSize, kBase, kGranule, 32);
+  Tlsf t = make(kSize, kBase, kGranule, sl);
   TlsfModel model(kBase, kSize, kGranule);
   std::mt19937_64 rng(seed);
   std::vector<uint64_t> live;
-  uint64_t allocs = 0, failures = 0, frees = 0, bad = 0, total_padding = 0;
+  uint64_t allocs = 0, failures = 0, frees = 0, bad = 0, double_frees = 0, total_padding = 0;
   for (int op = 0; op < ops; ++op) {
     const unsigned r = rng() % 100;
     if (r < 52 || live.empty()) {
@@ -499,6 +499,12 @@ void run_model(uint64_t seed, int ops, int check_every) {
       model.live_.erase(a);
       model.align_.erase(a);
       ++frees;
+      if (rng() % 16 == 0) {  // a double free right away: the block is free space now
+        ++double_frees;
+        const uint64_t used = t.stats().used;
+        ASSERT_TRUE(t.free(a).error().is(Errc::kAlreadyExists)) << "op " << op;
+        ASSERT_EQ(t.stats().used, used);
+      }
     } else {
       // Invalid operations: must fail with the right code and change nothing.
       ++bad;
@@ -509,6 +515,7 @@ void run_model(uint64_t seed, int ops, int check_every) {
       ASSERT_TRUE(t.alloc(0).error().is(Errc::kInvalidArgument));
       ASSERT_TRUE(t.alloc(64, 96).error().is(Errc::kInvalidArgument));
       ASSERT_TRUE(t.free(kBase + kSize).error().is(Errc::kOutOfRange));
+      ASSERT_TRUE(t.free(kBase - kGranule).error().is(Errc::kOutOfRange));
     }
     if (check_every > 0 && op % check_every == 0) ASSERT_INVARIANTS(t);
     if (op % 4096 == 0) {
@@ -528,6 +535,7 @@ void run_model(uint64_t seed, int ops, int check_every) {
   EXPECT_GT(frees, uint64_t(ops) / 4);
   EXPECT_GT(failures, 100u);
   EXPECT_GT(bad, 100u);
+  EXPECT_GT(double_frees, 100u);
   EXPECT_GT(total_padding, 0u);  // the padding rule was exercised
   for (uint64_t a : live) ASSERT_TRUE(t.free(a).ok());
   EXPECT_EQ(t.stats().free_blocks, 1u);
@@ -543,6 +551,11 @@ constexpr int kCheckEvery = 1;  // every operation where assertions are on
 TEST(TlsfModel, MillionRandomOperations) { run_model(1, 1'000'000, kCheckEvery); }
 TEST(TlsfModel, OtherSeeds) {
   for (uint64_t seed = 2; seed < 6; ++seed) run_model(seed, 50'000, 1);
+}
+// The other second-level counts take their own instantiations of the allocator's fast paths.
+TEST(TlsfModel, SixtyFourAndSixteenSecondLevelBins) {
+  run_model(7, 50'000, 1, 64);
+  run_model(8, 50'000, 1, 16);
 }
 
 }  // namespace
