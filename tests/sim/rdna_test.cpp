@@ -733,10 +733,12 @@ TEST_P(Exec, WritelaneReadlaneRoundTrip) {
   EXPECT_EQ(y[3], 7u);
 }
 
+// Instructions that exist on gfx12 only: the Exec fixture, instantiated for gfx1201 alone.
+class Gfx12Exec : public Exec {};
+
 // gfx12 SALU float min/max (LLVM selects them for uniform relu/max): minimumNumber and
 // maximumNumber semantics, a quiet NaN operand loses.
-TEST_P(Exec, ScalarFloatMinMaxNum) {
-  if (!g12()) GTEST_SKIP() << "SKIPPED: s_min_num_f32/s_max_num_f32 exist on gfx12 only";
+TEST_P(Gfx12Exec, ScalarFloatMinMaxNum) {
   const std::string text =
       "s_load_b64 s[4:5], s[0:1], 0x0\n"
       "s_mov_b32 s10, 0xc0000000\n"  // -2.0
@@ -760,9 +762,7 @@ TEST_P(Exec, ScalarFloatMinMaxNum) {
 
 // gfx12 SALU s_minimum/s_maximum_f32 (LLVM's uniform llvm.minimum/maximum: NaN propagates,
 // quieted; -0 < +0) and s_rndne_f32 (uniform exp/rint: ties to even).
-TEST_P(Exec, ScalarFloatMinimumMaximumRndne) {
-  if (!g12())
-    GTEST_SKIP() << "SKIPPED: s_minimum_f32/s_maximum_f32/s_rndne_f32 exist on gfx12 only";
+TEST_P(Gfx12Exec, ScalarFloatMinimumMaximumRndne) {
   const std::string text =
       "s_load_b64 s[4:5], s[0:1], 0x0\n"
       "s_mov_b32 s10, 0xc0000000\n"  // -2.0
@@ -797,8 +797,7 @@ TEST_P(Exec, ScalarFloatMinimumMaximumRndne) {
 // gfx12 SALU f16 (LLVM's uniform half arithmetic, e.g. on half kernel arguments): arithmetic,
 // fmac, min/max forms with a signaling NaN, conversions, rounding and compares; the result is
 // the low half of the SGPR with the high half written 0.
-TEST_P(Exec, ScalarHalfArithmetic) {
-  if (!g12()) GTEST_SKIP() << "SKIPPED: the SALU f16 instructions exist on gfx12 only";
+TEST_P(Gfx12Exec, ScalarHalfArithmetic) {
   const std::string text =
       "s_load_b64 s[4:5], s[0:1], 0x0\n"
       "s_mov_b32 s10, 0x4000\n"  // 2.0
@@ -845,8 +844,7 @@ TEST_P(Exec, ScalarHalfArithmetic) {
 
 // GFX12's pseudo-scalar transcendentals (VOP3 with an SGPR destination): f16 and f32 forms
 // with SGPR, inline-constant and abs-modified sources; results land in the SGPRs.
-TEST_P(Exec, PseudoScalarTranscendentalsWriteSgprs) {
-  if (!g12()) GTEST_SKIP() << "SKIPPED: v_s_* exist on gfx12 only";
+TEST_P(Gfx12Exec, PseudoScalarTranscendentalsWriteSgprs) {
   const std::string text =
       "s_load_b64 s[4:5], s[0:1], 0x0\n"
       "s_mov_b32 s10, 0x4000\n"      // f16 2.0
@@ -1044,6 +1042,8 @@ TEST_P(Exec, VopdCompareAndSelect) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, Exec, ::testing::Values(Target::kGfx1100, Target::kGfx1201),
+                         [](const auto& info) { return std::string(target_name(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Targets, Gfx12Exec, ::testing::Values(Target::kGfx1201),
                          [](const auto& info) { return std::string(target_name(info.param)); });
 
 }  // namespace
