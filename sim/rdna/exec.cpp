@@ -389,6 +389,26 @@ long double fma_round_odd_scaled(double a, double b, double c, int sc) {
   return std::ldexp(r, sc);
 }
 
+// fma(a, b, c) rounded to odd in float: the long double round-to-odd value rounded to odd
+// again (round-to-odd composes over nested grids). float_to_half of it rounds the exact value
+// once (24 >= 11 + 2 bits), which an fma rounded to nearest in double or float first does not:
+// the f16 fma(0x3C51, 0x28B1, 0x3C00) gave 0x3C28 instead of 0x3C29 that way.
+float fma_round_odd_f32(double a, double b, double c) {
+  volatile long double r = fma_round_odd_scaled(a, b, c, 0);
+  const int old_round = std::fegetround();
+  std::fesetround(FE_TOWARDZERO);
+  std::feclearexcept(FE_INEXACT);
+  volatile float f = static_cast<float>(r);
+  const bool inexact = std::fetestexcept(FE_INEXACT) != 0;
+  std::fesetround(old_round);
+  uint32_t bits = std::bit_cast<uint32_t>(static_cast<float>(f));
+  if (inexact && (bits & 0x7F800000u) != 0x7F800000u) bits |= 1;
+  return std::bit_cast<float>(bits);
+}
+uint32_t fma_f16_once(double a, double b, double c) {
+  return float_to_half(fma_round_odd_f32(a, b, c));
+}
+
 // v_rsq_f64, correctly rounded: a long double estimate rounded to double, then moved to a
 // neighbour while the exact 1/sqrt(x) lies beyond the midpoint m towards it. 1/sqrt(x) > m
 // exactly when m²·x < 1, decided on integers: m = M·2^em, x = X·2^ex with M ≤ 54 and X ≤ 53
@@ -1994,10 +2014,10 @@ struct Emulator::Impl {
       case s_bfe_u64:
       case s_bfe_i64: {
         const unsigned off = b & 63, wd = std::min((b >> 16) & 0x7F, 64u);
-        uint64_t r = wd == 0 ? 0
-                     : wd == 64 && u.op == s_bfe_i64
-                         ? static_cast<uint64_t>(static_cast<int64_t>(A) >> off)
-                         : A >> off;
+        // The i64 form shifts arithmetically (the field's bits above bit 63 are sign copies).
+        uint64_t r = wd == 0             ? 0
+                     : u.op == s_bfe_i64 ? static_cast<uint64_t>(static_cast<int64_t>(A) >> off)
+                                         : A >> off;
         if (wd > 0 && wd < 64) {
           r &= (uint64_t{1} << wd) - 1;
           if (u.op == s_bfe_i64 && ((r >> (wd - 1)) & 1)) r |= ~uint64_t{0} << wd;
@@ -2097,7 +2117,7 @@ struct Emulator::Impl {
       case s_add_f16: d = F2H(double{H2F(a)} + H2F(b)); break;
       case s_sub_f16: d = F2H(double{H2F(a)} - H2F(b)); break;
       case s_mul_f16: d = F2H(double{H2F(a)} * H2F(b)); break;
-      case s_fmac_f16: d = F2H(std::fma(double{H2F(a)}, H2F(b), H2F(scalar32(w, u, 2)))); break;
+      case s_fmac_f16: d = fma_f16_once(H2F(a), H2F(b), H2F(scalar32(w, u, 2))); break;
       case s_max_num_f16: d = fminmax16(a, b, true, 1); break;
       case s_min_num_f16: d = fminmax16(a, b, false, 1); break;
       case s_maximum_f16: d = fminmax16(a, b, true, 2); break;
@@ -2238,6 +2258,7 @@ struct Emulator::Impl {
   // _isfirst sets SCC in the first wave to signal in a phase. Only the workgroup barrier (-1)
   // is modelled; a second signal before the phase completed is an error.
   std::vector<Wave>* group_waves = nullptr;  // the waves of the running workgroup
+  bool split_first_taken = false;            // a wave already signaled in the current phase
   Status barrier_signal(Wave& w, const Uop& u, uint32_t id) {
     if (static_cast<int32_t>(id) != -1)
       return fail(Errc::kUnsupported, &u,
@@ -2246,29 +2267,28 @@ struct Emulator::Impl {
     if (w.bar == kBarSignaled)
       return fail(Errc::kHardware, &u,
                   "second s_barrier_signal in one barrier phase (no s_barrier_wait between)");
-    if (u.op == s_barrier_signal_isfirst) {
-      bool first = true;
-      for (const Wave& x : *group_waves) first &= x.done || x.bar != kBarSignaled;
-      w.scc = first;
-    }
+    // "First" is per phase, so a wave that signaled and then ended still took it.
+    if (u.op == s_barrier_signal_isfirst) w.scc = !split_first_taken;
+    split_first_taken = true;
     w.bar = kBarSignaled;
-    release_split(*group_waves);
+    if (release_split(*group_waves)) split_first_taken = false;
     return {};
   }
   // Completes the phase when every live wave has signaled: waves blocked in s_barrier_wait
-  // resume, the others pass their next s_barrier_wait.
-  static void release_split(std::vector<Wave>& waves) {
+  // resume, the others pass their next s_barrier_wait. True when the phase completed.
+  static bool release_split(std::vector<Wave>& waves) {
     bool any = false;
     for (const Wave& x : waves) {
       if (x.done) continue;
-      if (x.bar != kBarSignaled) return;
+      if (x.bar != kBarSignaled) return false;
       any = true;
     }
-    if (!any) return;
+    if (!any) return false;
     for (Wave& x : waves) {
       x.bar = x.at_barrier || x.done ? kBarNone : kBarReleased;
       x.at_barrier = false;
     }
+    return true;
   }
 
   // ---------------------------------------------------------------- VALU
@@ -2648,10 +2668,12 @@ struct Emulator::Impl {
         L32(fminmax16(fminmax16(a, b, false, k), c, false, k))
       }
       case v_med3_f16:
-      case v_med3_num_f16: {
+      case v_med3_num_f16: {  // any NaN source: min3 of the same kind (ISA pseudocode)
         const int k = u.op == v_med3_f16 && ieee ? 0 : 1;
-        L32(fminmax16(fminmax16(a, b, false, k), fminmax16(fminmax16(a, b, true, k), c, false, k),
-                      true, k))
+        L32(is_nan16(a) || is_nan16(b) || is_nan16(c)
+                ? fminmax16(fminmax16(a, b, false, k), c, false, k)
+                : fminmax16(fminmax16(a, b, false, k),
+                            fminmax16(fminmax16(a, b, true, k), c, false, k), true, k))
       }
       // Two-step min/max (LLVM's clamp and min/max chains): maxmin = min(max(S0, S1), S2),
       // minmax = max(min(S0, S1), S2). gfx11 forms follow MODE.IEEE like v_max/min_*, gfx12
@@ -2672,8 +2694,10 @@ struct Emulator::Impl {
       case v_minimummaximum_f32: L32(fmaximum(fmaximum(a, b, false), c, true))
       case v_maximum3_f32: L32(fmaximum(fmaximum(a, b, true), c, true))
       case v_minimum3_f32: L32(fmaximum(fmaximum(a, b, false), c, false))
-      case v_med3_num_f32:
-        L32(fmax_num(fmax_num(a, b, false), fmax_num(fmax_num(a, b, true), c, false), true))
+      case v_med3_num_f32:  // any NaN source: v_min3_num_f32 (ISA pseudocode)
+        L32(std::isnan(F(a)) || std::isnan(F(b)) || std::isnan(F(c))
+                ? fmax_num(fmax_num(a, b, false), c, false)
+                : fmax_num(fmax_num(a, b, false), fmax_num(fmax_num(a, b, true), c, false), true))
       case v_maxmin_f16:
       case v_maxmin_num_f16: {
         const int k = u.op == v_maxmin_f16 && ieee ? 0 : 1;
@@ -2733,8 +2757,13 @@ struct Emulator::Impl {
             if ((u.neg_hi >> i) & 1) x[i] = std::fabs(x[i]);
             if ((u.neg >> i) & 1) x[i] = -x[i];
           }
-          const float r = std::fma(static_cast<float>(x[0]), static_cast<float>(x[1]),
-                                   static_cast<float>(x[2]));
+          // f16 results: the fma rounded to odd in float, so the f16 rounding is the only one.
+          const float r =
+              u.op == v_fma_mix_f32
+                  ? std::fma(static_cast<float>(x[0]), static_cast<float>(x[1]),
+                             static_cast<float>(x[2]))
+                  : fma_round_odd_f32(static_cast<float>(x[0]), static_cast<float>(x[1]),
+                                      static_cast<float>(x[2]));
           if (!((m >> l) & 1)) continue;
           float rc = u.clamp ? (std::isnan(r) ? 0.0f : std::clamp(r, 0.0f, 1.0f)) : r;
           if (u.op == v_fma_mix_f32) {
@@ -3310,8 +3339,11 @@ struct Emulator::Impl {
       case v_minimum_f32: LANES(fmaximum(a, b, false))
       case v_max3_f32: LANES(fmax_ieee(fmax_ieee(a, b, true), c, true))
       case v_min3_f32: LANES(fmax_ieee(fmax_ieee(a, b, false), c, false))
-      case v_med3_f32:
-        LANES(fmax_ieee(fmax_ieee(a, b, false), fmax_ieee(fmax_ieee(a, b, true), c, false), true))
+      case v_med3_f32:  // any NaN source: v_min3_f32 (ISA pseudocode)
+        LANES(std::isnan(F(a)) || std::isnan(F(b)) || std::isnan(F(c))
+                  ? fmax_ieee(fmax_ieee(a, b, false), c, false)
+                  : fmax_ieee(fmax_ieee(a, b, false), fmax_ieee(fmax_ieee(a, b, true), c, false),
+                              true))
       case v_ldexp_f32: FLANES(std::ldexp(F(a), std::clamp(static_cast<int32_t>(b), -1000, 1000)))
       case v_frexp_mant_f32:
         LANES(std::isfinite(F(a)) ? U([](float x) {
@@ -3426,18 +3458,10 @@ struct Emulator::Impl {
       case v_mul_f16:
         LANES(float_to_half(half_to_float(static_cast<uint16_t>(a)) *
                             half_to_float(static_cast<uint16_t>(b))))
-      case v_fma_f16:
-        LANES(float_to_half(
-            static_cast<float>(static_cast<double>(half_to_float(static_cast<uint16_t>(a))) *
-                                   half_to_float(static_cast<uint16_t>(b)) +
-                               half_to_float(static_cast<uint16_t>(c)))))
+      case v_fma_f16: LANES(fma_f16_once(H2F(a), H2F(b), H2F(c)))
       case v_fmac_f16: {
         const uint32_t* d = w.vr(u.vdst);
-        for (unsigned l = 0; l < kLanes; ++l)
-          R[l] = float_to_half(
-              static_cast<float>(static_cast<double>(half_to_float(static_cast<uint16_t>(A[l]))) *
-                                     half_to_float(static_cast<uint16_t>(B[l])) +
-                                 half_to_float(static_cast<uint16_t>(d[l]))));
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = fma_f16_once(H2F(A[l]), H2F(B[l]), H2F(d[l]));
         break;
       }
       case v_max_f16: LANES(fminmax16(a, b, true, w.mode.ieee ? 0 : 1))
@@ -3470,9 +3494,7 @@ struct Emulator::Impl {
             switch (u.op) {
               case v_pk_add_f16: r16 = float_to_half(x[0] + x[1]); break;
               case v_pk_mul_f16: r16 = float_to_half(x[0] * x[1]); break;
-              case v_pk_fma_f16:
-                r16 = float_to_half(static_cast<float>(static_cast<double>(x[0]) * x[1] + x[2]));
-                break;
+              case v_pk_fma_f16: r16 = fma_f16_once(x[0], x[1], x[2]); break;
               default: r16 = fminmax16(hb[0], hb[1], is_max, mm_kind) & 0xFFFF; break;
             }
             out |= r16 << (16 * h);
@@ -3843,6 +3865,7 @@ struct Emulator::Impl {
     stats->waves += nwaves;
     ++stats->workgroups;
     group_waves = &waves;
+    split_first_taken = false;
     // Round-robin to a barrier or the end; release when every live wave arrived.
     for (;;) {
       bool any = false;
@@ -3851,7 +3874,8 @@ struct Emulator::Impl {
         any = true;
         const Stop s = RG_TRY(run(w));
         if (s == Stop::kBarrier) w.at_barrier = true;
-        if (s == Stop::kEnd && g12) release_split(waves);  // an ended wave no longer holds it
+        if (s == Stop::kEnd && g12 && release_split(waves))  // an ended wave no longer holds it
+          split_first_taken = false;
       }
       bool all_done = true;
       for (Wave& w : waves) all_done &= w.done;

@@ -560,6 +560,26 @@ TEST_P(SplitBarrier, IsFirstAndEndedWaves) {
   }
 }
 
+// "First" belongs to the phase: a wave that signaled first and then ended without waiting still
+// took it, so no later wave of that phase is told it is first (each wave here runs to its end
+// before the next starts, since a signal does not block).
+TEST_P(SplitBarrier, IsFirstStaysTakenAfterTheFirstWaveEnded) {
+  const std::string text =
+      "v_lshlrev_b32 v10, 2, v0\n"
+      "s_barrier_signal_isfirst -1\n"
+      "s_cselect_b32 s6, 1, 0\n"
+      "v_mov_b32 v1, s6\n"
+      "global_store_b32 v10, v1, s[0:1]\n"
+      "s_endpgm\n";
+  DeviceBuffer out = buffer(1024);
+  ASSERT_OK(run(text, out, 128));
+  const auto* o = reinterpret_cast<const uint32_t*>(out.cpu);
+  unsigned firsts = 0;
+  for (unsigned w = 0; w < 4; ++w) firsts += o[w * 32];
+  EXPECT_EQ(firsts, 1u);
+  EXPECT_EQ(o[0], 1u) << "wave 0 signals first";
+}
+
 // A wave that waits without having signaled in the phase can never be released: a typed error
 // naming the kernel and the instruction; so is a second signal before the phase completed.
 TEST_P(SplitBarrier, MisuseIsAnError) {

@@ -733,6 +733,51 @@ TEST_P(Exec, WritelaneReadlaneRoundTrip) {
   EXPECT_EQ(y[3], 7u);
 }
 
+// v_med3 with a NaN source is min3 of the sources (ISA pseudocode; LLVM folds fmed3 with one
+// NaN to minnum of the others), not the median formula; the f16 fma rounds once (through f32
+// it gave 0x3C28 for fma(0x3C51, 0x28B1, 0x3C00), exact value just above the tie); s_bfe_i64
+// shifts arithmetically, so a field reaching past bit 63 of a negative value gets sign bits.
+TEST_P(Exec, Med3NanFmaF16RoundsOnceBfeI64) {
+  const std::string med3 = g12() ? "v_med3_num_f32" : "v_med3_f32";
+  const std::string text =
+      "s_load_b64 s[4:5], s[0:1], 0x0\n"
+      "v_mov_b32 v1, 1.0\n"
+      "v_mov_b32 v2, 0x40a00000\n"    // 5.0
+      "v_mov_b32 v3, 0x7fc00000\n"    // quiet NaN
+      "v_mov_b32 v4, 0x40400000\n" +  // 3.0
+      med3 +
+      " v5, v1, v2, v3\n" +         // med3(1, 5, NaN) = min3 = 1
+      med3 + " v6, v3, v2, v1\n" +  // med3(NaN, 5, 1) = 1
+      med3 +
+      " v7, v2, v1, v4\n"  // med3(5, 1, 3) = 3
+      "v_mov_b32 v8, 0x3c51\n"
+      "v_mov_b32 v9, 0x28b1\n"
+      "v_mov_b32 v10, 0x3c00\n"
+      "v_fma_f16 v11, v8, v9, v10\n"
+      "s_mov_b32 s10, 0\n"
+      "s_mov_b32 s11, 0x80000000\n"
+      "s_mov_b32 s12, 0x8003c\n"  // offset 60, width 8
+      "s_bfe_i64 s[26:27], s[10:11], s12\n"
+      "v_readfirstlane_b32 s20, v5\n"
+      "v_readfirstlane_b32 s21, v6\n"
+      "v_readfirstlane_b32 s22, v7\n"
+      "v_readfirstlane_b32 s23, v11\n"
+      "s_mov_b32 s24, 0\n"
+      "s_mov_b32 s25, 0\n" +
+      wait_km() + "\n" + store_sgprs(20, 8) + "s_endpgm\n";
+  LOAD_OR_SKIP(text);
+  DeviceBuffer out = buffer(64);
+  DeviceBuffer ka = kernargs({out.va.raw()});
+  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
+  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  EXPECT_EQ(y[0], 0x3f800000u);        // med3(1, 5, NaN)
+  EXPECT_EQ(y[1], 0x3f800000u);        // med3(NaN, 5, 1)
+  EXPECT_EQ(y[2], 0x40400000u);        // med3(5, 1, 3)
+  EXPECT_EQ(y[3] & 0xFFFFu, 0x3c29u);  // fma_f16 rounded once
+  EXPECT_EQ(y[6], 0xfffffff8u);        // s_bfe_i64: low word
+  EXPECT_EQ(y[7], 0xffffffffu);        // s_bfe_i64: high word
+}
+
 // Instructions that exist on gfx12 only: the Exec fixture, instantiated for gfx1201 alone.
 class Gfx12Exec : public Exec {};
 
