@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "rawgpu/drivers/amd/code_object.h"
 #include "rawgpu/queues/amd_pm4.h"
@@ -158,5 +159,27 @@ declare float @llvm.sqrt.f32(float)
 declare float @llvm.maxnum.f32(float, float)
 attributes #0 = { "amdgpu-flat-work-group-size"="64,64" }
 )";
+
+// The start of a 64-lane-workgroup kernel's entry block over the arguments %pa and %pb: lane
+// %i = workgroup * 64 + workitem (%idx zero-extended) loads its operands %a = pa[i] and
+// %b = pb[i] of type `ty`.
+inline std::string lane_operands_ir(const std::string& ty) {
+  return "  %tid = call i32 @llvm.amdgcn.workitem.id.x()\n"
+         "  %wg = call i32 @llvm.amdgcn.workgroup.id.x()\n"
+         "  %base = shl i32 %wg, 6\n"
+         "  %i = add i32 %base, %tid\n"
+         "  %idx = zext i32 %i to i64\n"
+         "  %ga = getelementptr inbounds " +
+         ty +
+         ", ptr addrspace(1) %pa, i64 %idx\n"
+         "  %gb = getelementptr inbounds " +
+         ty +
+         ", ptr addrspace(1) %pb, i64 %idx\n"
+         "  %a = load " +
+         ty +
+         ", ptr addrspace(1) %ga\n"
+         "  %b = load " +
+         ty + ", ptr addrspace(1) %gb\n";
+}
 
 }  // namespace rawgpu::sim::rdna::testing

@@ -15,6 +15,7 @@ namespace {
 using drivers::amd::DeviceBuffer;
 using testing::EndToEnd;
 using testing::kHeader;
+using testing::lane_operands_ir;
 
 // out[i] = max(sqrt(fma(a, x, y) / y), 0.5) for i < n: fdiv (div_scale/rcp/fmas/fixup), the
 // correctly rounded sqrt expansion, maxnum, a bounds check with a partially active last group.
@@ -146,16 +147,8 @@ declare i32 @llvm.umax.i32(i32, i32)
 define amdgpu_kernel void @ops(ptr addrspace(1) noalias %out, ptr addrspace(1) noalias %pa,
                                ptr addrspace(1) noalias %pb) #0 {
 entry:
-  %tid = call i32 @llvm.amdgcn.workitem.id.x()
-  %wg = call i32 @llvm.amdgcn.workgroup.id.x()
-  %base = shl i32 %wg, 6
-  %i = add i32 %base, %tid
-  %idx = zext i32 %i to i64
-  %ga = getelementptr inbounds i32, ptr addrspace(1) %pa, i64 %idx
-  %gb = getelementptr inbounds i32, ptr addrspace(1) %pb, i64 %idx
-  %a = load i32, ptr addrspace(1) %ga
-  %b = load i32, ptr addrspace(1) %gb
-  %fa = bitcast i32 %a to float
+)" + lane_operands_ir("i32") +
+                         R"(  %fa = bitcast i32 %a to float
   %fb = bitcast i32 %b to float
   %r0 = fadd float %fa, %fb
   %r1 = fmul float %fa, %fb

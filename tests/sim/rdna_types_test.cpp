@@ -21,6 +21,7 @@ namespace {
 
 using drivers::amd::DeviceBuffer;
 using testing::EndToEnd;
+using testing::lane_operands_ir;
 
 using u64 = uint64_t;
 using Host = std::function<u64(u64, u64)>;
@@ -68,16 +69,7 @@ attributes #0 = { "amdgpu-flat-work-group-size"="64,64" }
 define amdgpu_kernel void @ops(ptr addrspace(1) noalias %out, ptr addrspace(1) noalias %pa,
                                ptr addrspace(1) noalias %pb) #0 {
 entry:
-  %tid = call i32 @llvm.amdgcn.workitem.id.x()
-  %wg = call i32 @llvm.amdgcn.workgroup.id.x()
-  %base = shl i32 %wg, 6
-  %i = add i32 %base, %tid
-  %idx = zext i32 %i to i64
-  %ga = getelementptr inbounds i64, ptr addrspace(1) %pa, i64 %idx
-  %gb = getelementptr inbounds i64, ptr addrspace(1) %pb, i64 %idx
-  %a = load i64, ptr addrspace(1) %ga
-  %b = load i64, ptr addrspace(1) %gb
-)";
+)" + lane_operands_ir("i64");
   for (size_t k = 0; k < ops.size(); ++k) {
     const Op& op = ops[k];
     const std::string p = "%o" + std::to_string(k) + "_";
