@@ -225,8 +225,9 @@ uint32_t fmaximum(uint32_t a, uint32_t b, bool is_max) {  // NaN propagating
 
 // d[l] = fma(a[l], b[l], c[l]) for 32 lanes. With FMA3 the compiler inlines the fused
 // multiply-add (one rounding, as std::fma), without it every lane calls libm's software fma.
-[[gnu::target("fma")]] void fma_lanes_fma3(const uint32_t* a, const uint32_t* b, const uint32_t* c,
-                                           uint32_t* d) {
+[[gnu::target("fma")]] void fma_lanes_fma3(const uint32_t* __restrict a,
+                                           const uint32_t* __restrict b,
+                                           const uint32_t* __restrict c, uint32_t* __restrict d) {
   for (unsigned l = 0; l < 32; ++l) d[l] = U(std::fma(F(a[l]), F(b[l]), F(c[l])));
 }
 void fma_lanes_generic(const uint32_t* a, const uint32_t* b, const uint32_t* c, uint32_t* d) {
@@ -1916,6 +1917,23 @@ struct Emulator::Impl {
 
   // ---------------------------------------------------------------- SALU
   Status exec_salu(Wave& w, const Uop& u) {
+    // Loop counters and their compares (the same results as the general switch below, without
+    // its 64-bit operand views).
+    if (u.nsrc == 2) {
+      switch (u.op) {
+        case s_add_u32:
+          if (u.dstw == 1) {
+            const uint64_t r = uint64_t{scalar32(w, u, 0)} + scalar32(w, u, 1);
+            w.scc = r >> 32;
+            write_sgpr(w, u.sdst, static_cast<uint32_t>(r));
+            return {};
+          }
+          break;
+        case s_cmp_eq_u32: w.scc = scalar32(w, u, 0) == scalar32(w, u, 1); return {};
+        case s_cmp_lg_u32: w.scc = scalar32(w, u, 0) != scalar32(w, u, 1); return {};
+        default: break;
+      }
+    }
     const uint32_t a = u.nsrc > 0 ? scalar32(w, u, 0) : 0, b = u.nsrc > 1 ? scalar32(w, u, 1) : 0;
     // 64-bit views only of 64-bit operands (a 32-bit source may be s127).
     const uint64_t A = u.nsrc > 0 && u.srcw[0] == 2 ? scalar64(w, u, 0) : a;
@@ -3033,9 +3051,130 @@ struct Emulator::Impl {
   // MODE.FP_DENORM (see denorm_types): the VALU semantics (exec_valu_core) are untouched
   // while nothing is flushed, one test per instruction.
   Status exec_valu(Wave& w, const Uop& u) {
-    if (!w.mode.flush) [[likely]]
+    if (!w.mode.flush) [[likely]] {
+      if (exec_valu_fast(w, u)) return {};
       return exec_valu_core(w, u);
+    }
     return exec_valu_flushing(w, u);
+  }
+
+  // The hot plain 32-bit VALU ops (no abs/neg/omod/clamp, no 16-bit halves, no DPP, no SGPR
+  // destination, nothing flushed) straight from the register file: no source copies and no
+  // trip through exec_valu_core's big switch. Same results as exec_valu_core; false (nothing
+  // written) for anything else, which then takes the general path.
+  bool exec_valu_fast(Wave& w, const Uop& u) {
+    if ((u.abs | u.neg | u.omod | u.dpp) != 0 || u.clamp || u.half || u.sgpr_dst ||
+        u.fmt == Format::kVOP3P || dpp_src != nullptr)
+      return false;
+    alignas(64) uint32_t R[kLanes], T0[kLanes], T1[kLanes], T2[kLanes];
+    uint32_t* tmp[3] = {T0, T1, T2};
+    const uint32_t* S[3] = {T0, T1, T2};
+    unsigned need = 2;
+    switch (u.op) {
+      case v_mov_b32: need = 1; break;
+      case v_add_f32:
+      case v_sub_f32:
+      case v_subrev_f32:
+      case v_mul_f32:
+      case v_add_nc_u32:
+      case v_sub_nc_u32:
+      case v_and_b32:
+      case v_or_b32:
+      case v_xor_b32:
+      case v_max_f32:
+      case v_min_f32:
+      case v_max_num_f32:
+      case v_min_num_f32:
+      case v_fmac_f32: break;
+      case v_fma_f32: need = 3; break;
+      default: return false;
+    }
+    if (u.nsrc != need) return false;
+    for (unsigned i = 0; i < need; ++i) {
+      if (u.kind[i] == kSrcVgpr) {
+        S[i] = w.vr(u.src[i] - 256);
+      } else {
+        const uint32_t x = scalar32(w, u, i);
+        std::fill_n(tmp[i], kLanes, x);
+      }
+    }
+    const uint32_t* __restrict a = S[0];
+    const uint32_t* __restrict b = S[1];
+    switch (u.op) {
+      case v_mov_b32: std::memcpy(R, a, sizeof(R)); break;
+      case v_add_f32:
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = U(F(a[l]) + F(b[l]));
+        break;
+      case v_sub_f32:
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = U(F(a[l]) - F(b[l]));
+        break;
+      case v_subrev_f32:
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = U(F(b[l]) - F(a[l]));
+        break;
+      case v_mul_f32:
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = U(F(a[l]) * F(b[l]));
+        break;
+      case v_add_nc_u32:
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = a[l] + b[l];
+        break;
+      case v_sub_nc_u32:
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = a[l] - b[l];
+        break;
+      case v_and_b32:
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = a[l] & b[l];
+        break;
+      case v_or_b32:
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = a[l] | b[l];
+        break;
+      case v_xor_b32:
+        for (unsigned l = 0; l < kLanes; ++l) R[l] = a[l] ^ b[l];
+        break;
+      case v_max_f32:
+      case v_min_f32:
+      case v_max_num_f32:
+      case v_min_num_f32: {
+        // Ordered, distinct operands (or the same non-NaN bits) in every lane: IEEE and
+        // maximumNumber agree (the larger / smaller). NaNs or +0 vs -0 anywhere: the general
+        // path's per-lane rules.
+        // Four lanes at a time with GCC/clang vector extensions (a compare gives a lane mask).
+        using V4f = float __attribute__((vector_size(16)));
+        using V4u = uint32_t __attribute__((vector_size(16)));
+        using V4i = int32_t __attribute__((vector_size(16)));
+        const bool is_max = u.op == v_max_f32 || u.op == v_max_num_f32;
+        V4i tie = {0, 0, 0, 0};
+        for (unsigned l = 0; l < kLanes; l += 4) {
+          V4f x, y;
+          V4u ai, bi;
+          std::memcpy(&x, a + l, 16), std::memcpy(&y, b + l, 16);
+          std::memcpy(&ai, a + l, 16), std::memcpy(&bi, b + l, 16);
+          const V4i lt = x < y;
+          const V4i gt = x > y;
+          tie |= ~(lt | gt);
+          const V4u take_b = reinterpret_cast<const V4u&>(lt) ^ (is_max ? V4u{} : ~V4u{});
+          const V4u r = (take_b & bi) | (~take_b & ai);
+          std::memcpy(R + l, &r, 16);
+        }
+        if ((tie[0] | tie[1] | tie[2] | tie[3]) != 0) {
+          // Equal bits of a non-NaN are no tie (either is the result); +0 vs -0 and NaNs are.
+          for (unsigned l = 0; l < kLanes; ++l) {
+            const float x = F(a[l]), y = F(b[l]);
+            if (!(x < y) && !(x > y) && (a[l] != b[l] || is_nan32(a[l]))) return false;
+          }
+        }
+        break;
+      }
+      case v_fma_f32: fma_lanes(a, b, S[2], R); break;
+      case v_fmac_f32: fma_lanes(a, b, w.vr(u.vdst), R); break;
+    }
+    uint32_t* dst = w.vr(u.vdst);
+    const uint32_t m = w.exec();
+    if (m == ~0u) {
+      std::memcpy(dst, R, sizeof(R));
+    } else {
+      for (unsigned l = 0; l < kLanes; ++l)
+        if ((m >> l) & 1) dst[l] = R[l];
+    }
+    return true;
   }
   bool flush_src = false;  // exec_valu_core flushes its sources (set by exec_valu_flushing)
   [[gnu::noinline]] Status exec_valu_flushing(Wave& w, const Uop& u) {

@@ -778,6 +778,47 @@ TEST_P(Exec, Med3NanFmaF16RoundsOnceBfeI64) {
   EXPECT_EQ(y[7], 0xffffffffu);        // s_bfe_i64: high word
 }
 
+// v_max/v_min f32 (the emulator's short VALU path): ordered values, equal bits, +0 vs -0 (max
+// +0, min -0), a quiet NaN source loses, an inline-constant source; one active lane (the
+// inactive lanes hold 0).
+TEST_P(Exec, VectorFloatMinMaxShortPath) {
+  const std::string mx = g12() ? "v_max_num_f32" : "v_max_f32";
+  const std::string mn = g12() ? "v_min_num_f32" : "v_min_f32";
+  const std::string text =
+      "s_load_b64 s[4:5], s[0:1], 0x0\n"
+      "v_mov_b32 v1, 2.0\n"
+      "v_mov_b32 v2, 0x3fc00000\n"    // 1.5
+      "v_mov_b32 v3, 0x80000000\n"    // -0
+      "v_mov_b32 v4, 0\n"             // +0
+      "v_mov_b32 v5, 0x7fc00000\n" +  // quiet NaN
+      mx +
+      " v10, v1, v2\n" + mn + " v11, v1, v2\n" + mx + " v12, v3, v4\n" + mn + " v13, v4, v3\n" +
+      mx + " v14, v5, v2\n" + mn + " v15, v1, v5\n" + mx + " v16, v1, v1\n" + mn +
+      " v17, v2, 0.5\n" +
+      "v_readfirstlane_b32 s20, v10\n"
+      "v_readfirstlane_b32 s21, v11\n"
+      "v_readfirstlane_b32 s22, v12\n"
+      "v_readfirstlane_b32 s23, v13\n"
+      "v_readfirstlane_b32 s24, v14\n"
+      "v_readfirstlane_b32 s25, v15\n"
+      "v_readfirstlane_b32 s26, v16\n"
+      "v_readfirstlane_b32 s27, v17\n" +
+      wait_km() + "\n" + store_sgprs(20, 8) + "s_endpgm\n";
+  LOAD_OR_SKIP(text);
+  DeviceBuffer out = buffer(64);
+  DeviceBuffer ka = kernargs({out.va.raw()});
+  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
+  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  EXPECT_EQ(y[0], 0x40000000u);  // max(2, 1.5)
+  EXPECT_EQ(y[1], 0x3fc00000u);  // min(2, 1.5)
+  EXPECT_EQ(y[2], 0x00000000u);  // max(-0, +0) = +0
+  EXPECT_EQ(y[3], 0x80000000u);  // min(+0, -0) = -0
+  EXPECT_EQ(y[4], 0x3fc00000u);  // max(qNaN, 1.5) = 1.5
+  EXPECT_EQ(y[5], 0x40000000u);  // min(2, qNaN) = 2
+  EXPECT_EQ(y[6], 0x40000000u);  // max(2, 2)
+  EXPECT_EQ(y[7], 0x3f000000u);  // min(1.5, 0.5)
+}
+
 // Instructions that exist on gfx12 only: the Exec fixture, instantiated for gfx1201 alone.
 class Gfx12Exec : public Exec {};
 
