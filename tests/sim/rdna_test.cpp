@@ -491,6 +491,16 @@ class Exec : public ::testing::TestWithParam<Target> {
     for (uint64_t a : args) std::memcpy(b.cpu + 8 * i++, &a, 8);
     return b;
   }
+  // Runs the loaded kernel as one workgroup of one lane whose only kernel argument points at a
+  // zeroed 64-byte buffer; `out` gets the buffer's 16 dwords.
+  Status run_one_lane(std::vector<uint32_t>* out) {
+    DeviceBuffer o = buffer(64);
+    DeviceBuffer ka = kernargs({o.va.raw()});
+    RG_TRY(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
+    const auto* w = reinterpret_cast<const uint32_t*>(o.cpu);
+    out->assign(w, w + 16);
+    return {};
+  }
   // Workgroup id X: s2 on gfx1100 (after the kernarg pointer), ttmp9 on gfx1201.
   std::string wgid() const { return g12() ? "ttmp9" : "s2"; }
   std::string wait_km() const { return g12() ? "s_wait_kmcnt 0x0" : "s_waitcnt lgkmcnt(0)"; }
@@ -681,10 +691,8 @@ TEST_P(Exec, InlineConstantOneOverTwoPiIsNotAliased) {
       "global_store_b32 v3, v4, s[4:5] offset:8\n"
       "s_endpgm\n";
   LOAD_OR_SKIP(text);
-  DeviceBuffer out = buffer(64);
-  DeviceBuffer ka = kernargs({out.va.raw()});
-  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
-  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  std::vector<uint32_t> y;
+  ASSERT_OK(run_one_lane(&y));
   EXPECT_EQ(y[0], 0x3E22F983u);
   EXPECT_EQ(y[1], 0x3E22F983u);
   // MODE from RSRC1: denormals preserved (0xF0), DX10_CLAMP and IEEE on gfx1100.
@@ -766,10 +774,8 @@ TEST_P(Exec, Med3NanFmaF16RoundsOnceBfeI64) {
       "s_mov_b32 s25, 0\n" +
       wait_km() + "\n" + store_sgprs(20, 8) + "s_endpgm\n";
   LOAD_OR_SKIP(text);
-  DeviceBuffer out = buffer(64);
-  DeviceBuffer ka = kernargs({out.va.raw()});
-  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
-  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  std::vector<uint32_t> y;
+  ASSERT_OK(run_one_lane(&y));
   EXPECT_EQ(y[0], 0x3f800000u);        // med3(1, 5, NaN)
   EXPECT_EQ(y[1], 0x3f800000u);        // med3(NaN, 5, 1)
   EXPECT_EQ(y[2], 0x40400000u);        // med3(5, 1, 3)
@@ -805,10 +811,8 @@ TEST_P(Exec, VectorFloatMinMaxShortPath) {
       "v_readfirstlane_b32 s27, v17\n" +
       wait_km() + "\n" + store_sgprs(20, 8) + "s_endpgm\n";
   LOAD_OR_SKIP(text);
-  DeviceBuffer out = buffer(64);
-  DeviceBuffer ka = kernargs({out.va.raw()});
-  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
-  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  std::vector<uint32_t> y;
+  ASSERT_OK(run_one_lane(&y));
   EXPECT_EQ(y[0], 0x40000000u);  // max(2, 1.5)
   EXPECT_EQ(y[1], 0x3fc00000u);  // min(2, 1.5)
   EXPECT_EQ(y[2], 0x00000000u);  // max(-0, +0) = +0
@@ -836,10 +840,8 @@ TEST_P(Gfx12Exec, ScalarFloatMinMaxNum) {
       "s_min_num_f32 s23, s10, s12\n" +
       wait_km() + "\n" + store_sgprs(20, 4) + "s_endpgm\n";
   LOAD_OR_SKIP(text);
-  DeviceBuffer out = buffer(64);
-  DeviceBuffer ka = kernargs({out.va.raw()});
-  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
-  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  std::vector<uint32_t> y;
+  ASSERT_OK(run_one_lane(&y));
   EXPECT_EQ(y[0], 0u);           // max(-2, 0)
   EXPECT_EQ(y[1], 0xc0000000u);  // min(-2, 1.5)
   EXPECT_EQ(y[2], 0x3fc00000u);  // max(NaN, 1.5)
@@ -866,10 +868,8 @@ TEST_P(Gfx12Exec, ScalarFloatMinimumMaximumRndne) {
       "s_rndne_f32 s27, s11\n" +
       wait_km() + "\n" + store_sgprs(20, 8) + "s_endpgm\n";
   LOAD_OR_SKIP(text);
-  DeviceBuffer out = buffer(64);
-  DeviceBuffer ka = kernargs({out.va.raw()});
-  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
-  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  std::vector<uint32_t> y;
+  ASSERT_OK(run_one_lane(&y));
   EXPECT_EQ(y[0], 0x3fc00000u);  // maximum(-2, 1.5)
   EXPECT_EQ(y[1], 0xc0000000u);  // minimum(-2, 1.5)
   EXPECT_EQ(y[2], 0x7fc00001u);  // maximum(1.5, sNaN): the NaN, quieted
@@ -910,10 +910,8 @@ TEST_P(Gfx12Exec, ScalarHalfArithmetic) {
       "s_floor_f16 s31, s15\n" +
       wait_km() + "\n" + store_sgprs(20, 12) + "s_endpgm\n";
   LOAD_OR_SKIP(text);
-  DeviceBuffer out = buffer(64);
-  DeviceBuffer ka = kernargs({out.va.raw()});
-  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
-  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  std::vector<uint32_t> y;
+  ASSERT_OK(run_one_lane(&y));
   EXPECT_EQ(y[0], 0x4300u);      // 2 + 1.5, high half cleared
   EXPECT_EQ(y[1], 0x4200u);      // 2 * 1.5
   EXPECT_EQ(y[2], 0xb800u);      // 1.5 - 2
@@ -948,10 +946,8 @@ TEST_P(Gfx12Exec, PseudoScalarTranscendentalsWriteSgprs) {
       "v_s_exp_f16 s28, -s10\n" +
       wait_km() + "\n" + store_sgprs(20, 9) + "s_endpgm\n";
   LOAD_OR_SKIP(text);
-  DeviceBuffer out = buffer(64);
-  DeviceBuffer ka = kernargs({out.va.raw()});
-  ASSERT_OK(emu_->execute(state(ptr(ka.va), {1, 1, 1}, {1, 1, 1}, rsrc2(2, false))));
-  auto* y = reinterpret_cast<uint32_t*>(out.cpu);
+  std::vector<uint32_t> y;
+  ASSERT_OK(run_one_lane(&y));
   EXPECT_EQ(y[0], 0x4400u);      // exp2(2) = 4
   EXPECT_EQ(y[1], 0x4000u);      // log2(4) = 2
   EXPECT_EQ(y[2], 0x3400u);      // 1/4
