@@ -176,31 +176,11 @@ std::string function_ir(const Op& op, const std::string& name, const std::string
   return ir;
 }
 
-// Declarations of the intrinsics the bodies call: "call [fmf] RT @name(T1 v1, T2 v2)".
+// Declarations of the intrinsics the bodies (and their alternatives) call.
 std::string declarations(const std::vector<const Op*>& ops) {
-  std::set<std::string> decls;
-  for (const Op* op : ops) {
-    const std::string b = op->body + "\n" + op->alt;
-    for (size_t c = b.find("call "); c != std::string::npos; c = b.find("call ", c + 5)) {
-      const size_t at = b.find(" @", c), lp = b.find('(', at), rp = b.find(')', lp);
-      std::string rt = b.substr(c + 5, at - c - 5);
-      for (const char* fmf : {"afn ", "fast ", "nnan ", "ninf ", "nsz ", "arcp "})
-        while (rt.rfind(fmf, 0) == 0) rt = rt.substr(std::strlen(fmf));
-      std::string d = "declare " + rt + b.substr(at, lp - at) + "(";
-      const std::string args = b.substr(lp + 1, rp - lp - 1);
-      for (size_t s = 0; s <= args.size();) {
-        size_t e = args.find(", ", s);
-        if (e == std::string::npos) e = args.size();
-        const std::string a = args.substr(s, e - s);
-        d += (s ? ", " : "") + a.substr(0, a.rfind(' '));
-        s = e + 2;
-      }
-      decls.insert(d + ")");
-    }
-  }
-  std::string out;
-  for (const std::string& d : decls) out += d + "\n";
-  return out;
+  std::vector<std::string> bodies;
+  for (const Op* op : ops) bodies.push_back(op->body + "\n" + op->alt);
+  return testing::call_declarations(bodies);
 }
 
 std::string x86_module(const std::vector<const Op*>& ops) {

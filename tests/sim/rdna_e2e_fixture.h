@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "rawgpu/drivers/amd/code_object.h"
@@ -180,6 +181,36 @@ inline std::string lane_operands_ir(const std::string& ty) {
          ", ptr addrspace(1) %ga\n"
          "  %b = load " +
          ty + ", ptr addrspace(1) %gb\n";
+}
+
+// "declare" lines for the functions that IR snippets call, in the form
+// "call [fast-math flags] RT @name(T1 v1, T2 v2)": each distinct declaration once, sorted.
+inline std::string call_declarations(const std::vector<std::string>& bodies) {
+  std::set<std::string> decls;
+  for (const std::string& b : bodies) {
+    for (size_t c = b.find("call "); c != std::string::npos; c = b.find("call ", c + 5)) {
+      const size_t at = b.find(" @", c), lp = b.find('(', at), rp = b.find(')', lp);
+      std::string rt = b.substr(c + 5, at - c - 5);
+      for (bool stripped = true; stripped;) {  // the call's fast-math flags, in any order
+        stripped = false;
+        for (const char* fmf : {"afn ", "arcp ", "nnan ", "ninf ", "nsz ", "contract ", "fast "})
+          if (rt.starts_with(fmf)) rt.erase(0, std::strlen(fmf)), stripped = true;
+      }
+      std::string d = "declare " + rt + b.substr(at, lp - at) + "(";
+      const std::string args = b.substr(lp + 1, rp - lp - 1);
+      for (size_t s = 0; s <= args.size();) {
+        size_t e = args.find(", ", s);
+        if (e == std::string::npos) e = args.size();
+        const std::string a = args.substr(s, e - s);
+        d += (s ? ", " : "") + a.substr(0, a.rfind(' '));
+        s = e + 2;
+      }
+      decls.insert(d + ")");
+    }
+  }
+  std::string out;
+  for (const std::string& d : decls) out += d + "\n";
+  return out;
 }
 
 }  // namespace rawgpu::sim::rdna::testing

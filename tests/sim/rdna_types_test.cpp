@@ -107,29 +107,10 @@ entry:
     ir += "  store i64 " + r + ", ptr addrspace(1) " + p + "pi\n";
   }
   ir += "  ret void\n}\n";
-  // Declarations of the intrinsics the bodies call: "call RT @name(T1 v1, T2 v2)".
-  std::set<std::string> decls;
-  for (const Op& op : ops) {
-    for (size_t c = op.body.find("call "); c != std::string::npos;
-         c = op.body.find("call ", c + 5)) {
-      const size_t at = op.body.find(" @", c), lp = op.body.find('(', at),
-                   rp = op.body.find(')', lp);
-      std::string rt = op.body.substr(c + 5, at - c - 5);
-      for (const char* fmf : {"afn ", "arcp ", "nnan ", "ninf ", "nsz ", "contract ", "fast "})
-        if (rt.starts_with(fmf)) rt.erase(0, std::strlen(fmf));  // fast-math flags of the call
-      std::string d = "declare " + rt + op.body.substr(at, lp - at) + "(";
-      std::string args = op.body.substr(lp + 1, rp - lp - 1);
-      for (size_t s = 0; s <= args.size();) {
-        size_t e = args.find(", ", s);
-        if (e == std::string::npos) e = args.size();
-        const std::string a = args.substr(s, e - s);
-        d += (s ? ", " : "") + a.substr(0, a.rfind(' '));
-        s = e + 2;
-      }
-      decls.insert(d + ")");
-    }
-  }
-  for (const std::string& d : decls) ir += d + "\n";
+  // Declarations of the intrinsics the bodies call.
+  std::vector<std::string> bodies;
+  for (const Op& op : ops) bodies.push_back(op.body);
+  ir += testing::call_declarations(bodies);
   return ir;
 }
 
