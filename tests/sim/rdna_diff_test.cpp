@@ -40,6 +40,7 @@ namespace {
 
 using drivers::amd::DeviceBuffer;
 using testing::EndToEnd;
+using testing::is_nan_bits;
 using testing::lane_operands_ir;
 using testing::run;
 using testing::TempDir;
@@ -74,14 +75,6 @@ bool is_fp(std::string_view t) {
   return t == "half" || t == "bfloat" || t == "float" || t == "double";
 }
 u64 mask_of(unsigned bits) { return bits >= 64 ? ~u64{0} : (u64{1} << bits) - 1; }
-
-bool is_nan_bits(u64 x, std::string_view t) {
-  if (t == "half") return (x & 0x7FFF) > 0x7C00;
-  if (t == "bfloat") return (x & 0x7FFF) > 0x7F80;
-  if (t == "float") return (x & 0x7FFFFFFF) > 0x7F800000;
-  if (t == "double") return (x & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
-  return false;
-}
 
 // Float value of a result's bits (half/bfloat/float/double) as double.
 double value_of(u64 x, std::string_view t) {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "rawgpu/drivers/amd/code_object.h"
 #include "rawgpu/queues/amd_pm4.h"
@@ -181,6 +182,16 @@ inline std::string lane_operands_ir(const std::string& ty) {
          ", ptr addrspace(1) %ga\n"
          "  %b = load " +
          ty + ", ptr addrspace(1) %gb\n";
+}
+
+// Whether the bits x of an LLVM IR value of type t ("half", "bfloat", "float", "double") are a
+// NaN; false for other types.
+inline bool is_nan_bits(uint64_t x, std::string_view t) {
+  if (t == "half") return (x & 0x7FFF) > 0x7C00;
+  if (t == "bfloat") return (x & 0x7FFF) > 0x7F80;
+  if (t == "float") return (x & 0x7FFFFFFF) > 0x7F800000;
+  if (t == "double") return (x & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
+  return false;
 }
 
 // "declare" lines for the functions that IR snippets call, in the form

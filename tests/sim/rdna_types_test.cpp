@@ -21,6 +21,7 @@ namespace {
 
 using drivers::amd::DeviceBuffer;
 using testing::EndToEnd;
+using testing::is_nan_bits;
 using testing::lane_operands_ir;
 
 using u64 = uint64_t;
@@ -168,14 +169,6 @@ h16 hmin(h16 a, h16 b) {
 }
 h16 hmax(h16 a, h16 b) {
   return static_cast<h16>(std::fmax(static_cast<float>(a), static_cast<float>(b)));
-}
-
-bool is_nan_bits(u64 x, std::string_view t) {
-  if (t == "half") return (x & 0x7FFF) > 0x7C00;
-  if (t == "bfloat") return (x & 0x7FFF) > 0x7F80;
-  if (t == "float") return (x & 0x7FFFFFFF) > 0x7F800000;
-  if (t == "double") return (x & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
-  return false;
 }
 
 bool same(const Op& op, u64 got, u64 want) {
