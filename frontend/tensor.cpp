@@ -608,8 +608,23 @@ Tensor Tensor::log2() const { return unary_op(*this, Op::kLog2, true); }
 Tensor Tensor::sqrt() const { return unary_op(*this, Op::kSqrt, true); }
 Tensor Tensor::sin() const { return unary_op(*this, Op::kSin, true); }
 Tensor Tensor::reciprocal() const { return unary_op(*this, Op::kRecip, true); }
-Tensor Tensor::exp() const { return (*this * (1.0 / std::numbers::ln2)).exp2(); }
-Tensor Tensor::log() const { return log2() * std::numbers::ln2; }
+// exp(x) = exp2(x log2 e) and log(x) = log2(x) ln 2. In a 16-bit float the rounding of the
+// scaled argument (up to half an ulp of |x log2 e|, i.e. 2^-9 for |x log2 e| in [4, 8)) is
+// amplified by exp2 to several ulp of the result (exp(2.953) came out as 19.125 instead of
+// 19.17), so 16-bit floats compute in float32 and round once at the end, as PyTorch does.
+namespace {
+bool is_float16ish(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
+}  // namespace
+Tensor Tensor::exp() const {
+  RG_TENSOR_OK(this);
+  if (is_float16ish(dtype())) return cast(DType::kFloat32).exp().cast(dtype());
+  return (*this * (1.0 / std::numbers::ln2)).exp2();
+}
+Tensor Tensor::log() const {
+  RG_TENSOR_OK(this);
+  if (is_float16ish(dtype())) return cast(DType::kFloat32).log().cast(dtype());
+  return log2() * std::numbers::ln2;
+}
 Tensor Tensor::rsqrt() const { return sqrt().reciprocal(); }
 Tensor Tensor::cos() const {
   RG_TENSOR_OK(this);

@@ -1029,6 +1029,12 @@ struct Emulator::Impl {
         }
         u->nsrc = static_cast<uint8_t>(n);
         if (has_dst && u->dstw) u->writes[u->nwrites++] = {false, u->sdst, u->dstw};
+        // gfx12 SALU float operations follow MODE.FP_DENORM as their VALU forms do (compares
+        // exempt, as v_cmp). s_cvt_hi_f32_f16 reads the high half: both halves are flushed.
+        if (u->fbits) {
+          if (!m.starts_with("s_cmp")) denorm_types(*u, m);
+          if (m == "s_cvt_hi_f32_f16") u->dn_in |= kDnPacked;
+        }
         break;
       }
       case Format::kSOPK:
@@ -1934,7 +1940,16 @@ struct Emulator::Impl {
         default: break;
       }
     }
-    const uint32_t a = u.nsrc > 0 ? scalar32(w, u, 0) : 0, b = u.nsrc > 1 ? scalar32(w, u, 1) : 0;
+    uint32_t a = u.nsrc > 0 ? scalar32(w, u, 0) : 0, b = u.nsrc > 1 ? scalar32(w, u, 1) : 0;
+    // MODE.FP_DENORM for the gfx12 SALU float operations (operand types from denorm_types():
+    // sources, an fmac's accumulator and fmamk/fmaak's K when the type's allow-input bit is
+    // clear; the result when its allow-output bit is).
+    const bool ftz_in = u.dn_in && w.mode.flush && !(w.mode.denorm_of(u.dn_in) & 1);
+    auto in_f = [&](uint32_t x) { return ftz_in ? ftz_type(x, u.dn_in) : x; };
+    if (ftz_in) {
+      if (u.dn_srcs & 1) a = ftz_type(a, u.dn_in);
+      if (u.dn_srcs & 2) b = ftz_type(b, u.dn_in);
+    }
     // 64-bit views only of 64-bit operands (a 32-bit source may be s127).
     const uint64_t A = u.nsrc > 0 && u.srcw[0] == 2 ? scalar64(w, u, 0) : a;
     const uint64_t B = u.nsrc > 1 && u.srcw[1] == 2 ? scalar64(w, u, 1) : b;
@@ -2061,9 +2076,13 @@ struct Emulator::Impl {
       case s_add_f32: d = U(F(a) + F(b)); break;
       case s_sub_f32: d = U(F(a) - F(b)); break;
       case s_mul_f32: d = U(F(a) * F(b)); break;
-      case s_fmac_f32: d = U(std::fma(F(a), F(b), F(scalar32(w, u, 2)))); break;
-      case s_fmamk_f32: d = U(std::fma(F(a), F(static_cast<uint32_t>(u.cval[2])), F(b))); break;
-      case s_fmaak_f32: d = U(std::fma(F(a), F(b), F(static_cast<uint32_t>(u.cval[2])))); break;
+      case s_fmac_f32: d = U(std::fma(F(a), F(b), F(in_f(scalar32(w, u, 2))))); break;
+      case s_fmamk_f32:
+        d = U(std::fma(F(a), F(in_f(static_cast<uint32_t>(u.cval[2]))), F(b)));
+        break;
+      case s_fmaak_f32:
+        d = U(std::fma(F(a), F(b), F(in_f(static_cast<uint32_t>(u.cval[2])))));
+        break;
       // gfx12: IEEE-754 2019 minimumNumber/maximumNumber (a quiet NaN operand loses).
       case s_min_num_f32: d = fmax_num(a, b, false); break;
       case s_max_num_f32: d = fmax_num(a, b, true); break;
@@ -2135,7 +2154,7 @@ struct Emulator::Impl {
       case s_add_f16: d = F2H(double{H2F(a)} + H2F(b)); break;
       case s_sub_f16: d = F2H(double{H2F(a)} - H2F(b)); break;
       case s_mul_f16: d = F2H(double{H2F(a)} * H2F(b)); break;
-      case s_fmac_f16: d = fma_f16_once(H2F(a), H2F(b), H2F(scalar32(w, u, 2))); break;
+      case s_fmac_f16: d = fma_f16_once(H2F(a), H2F(b), H2F(in_f(scalar32(w, u, 2)))); break;
       case s_max_num_f16: d = fminmax16(a, b, true, 1); break;
       case s_min_num_f16: d = fminmax16(a, b, false, 1); break;
       case s_maximum_f16: d = fminmax16(a, b, true, 2); break;
@@ -2258,6 +2277,7 @@ struct Emulator::Impl {
       }
       default: return fail(Errc::kUnsupported, &u, "scalar operation not implemented");
     }
+    if (u.dn_out && w.mode.flush && !(w.mode.denorm_of(u.dn_out) & 2)) d = ftz_type(d, u.dn_out);
     if (wr && u.dstw) {
       if (wide || u.dstw == 2) {
         if (!wide) D64 = d;

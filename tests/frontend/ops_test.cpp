@@ -280,7 +280,7 @@ void add_unary(std::vector<Case>& cs) {
                expect_close(u.op(to_t(a, t)), map1(a, u.ref), t, tol_for(t));
              }});
       }
-  for (size_t k : {0u, 4u, 10u, 16u})  // exp, sqrt, relu, neg in float16
+  for (size_t k : {0u, 2u, 4u, 10u, 12u, 13u, 16u})  // exp log sqrt relu sigmoid tanh neg
     cs.push_back({std::string(us[k].name) + "_float16", [u = us[k]](std::mt19937_64& rng) {
                     const Arr a = rounded(rnd(rng, {9}, u.lo, u.hi), DType::kFloat16);
                     expect_close(u.op(to_t(a, DType::kFloat16)), map1(a, u.ref), DType::kFloat16,

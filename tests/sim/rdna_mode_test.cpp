@@ -485,6 +485,83 @@ TEST_P(Asm, DenormModeF16HalvesAndPackedResults) {
 INSTANTIATE_TEST_SUITE_P(Targets, Asm, ::testing::Values(Target::kGfx1100, Target::kGfx1201),
                          [](const auto& info) { return std::string(target_name(info.param)); });
 
+// GFX12's SALU float operations (LLVM selects them for uniform f32/f16 values) follow the
+// denormal mode as their VALU forms do: sources, an fmac's accumulator and the result by the
+// type's field; moves and compares are exempt.
+class SaluAsm : public Asm {};
+
+TEST_P(SaluAsm, SaluFloatOpsFollowTheDenormMode) {
+  const std::string text =
+      "v_lshlrev_b32 v10, 2, v0\n"
+      "s_mov_b32 s4, 0x400000\n"    // f32 2^-127 (denormal)
+      "s_mov_b32 s5, 0x200\n"       // f16 2^-15 (denormal)
+      "s_mov_b32 s17, 0x2000000\n"  // the same f16 in the high half
+      "s_mul_f32 s6, s4, 2.0\n"     // IEEE: 2^-126
+      "s_mul_f32 s7, s4, 0.5\n"     // IEEE: 2^-128
+      "s_denorm_mode 0\n"           // flush inputs and outputs, all types
+      "s_mul_f32 s8, s4, 2.0\n"
+      "s_mov_b32 s9, s4\n"
+      "s_mul_f16 s10, s5, 2.0\n"
+      "s_cmp_gt_f32 s4, 0\n"  // compares see the denormal
+      "s_cselect_b32 s11, 1, 0\n"
+      "s_denorm_mode 1\n"  // f32: inputs kept, results flushed
+      "s_mul_f32 s12, s4, 2.0\n"
+      "s_mul_f32 s13, s4, 0.5\n"
+      "s_denorm_mode 2\n"  // f32: inputs flushed, results kept; f16/f64 flushed
+      "s_mov_b32 s14, s4\n"
+      "s_fmac_f32 s14, 0, 0\n"         // the denormal accumulator flushed
+      "s_sub_f32 s15, 0x800001, s6\n"  // 2^-149 kept
+      "s_cvt_f32_f16 s16, s5\n"
+      "s_cvt_hi_f32_f16 s18, s17\n"
+      "s_denorm_mode 15\n"
+      "s_cvt_f32_f16 s19, s5\n"
+      "s_cvt_hi_f32_f16 s20, s17\n"
+      "s_fmaak_f32 s21, 1.0, 0, 0x400000\n"  // K = 2^-127 kept
+      "s_denorm_mode 14\n"                   // f32 inputs flushed
+      "s_fmaak_f32 s22, 1.0, 0, 0x400000\n"  // K flushed
+      "v_mov_b32 v1, s6\n"
+      "v_mov_b32 v2, s7\n"
+      "v_mov_b32 v3, s8\n"
+      "v_mov_b32 v4, s9\n"
+      "v_mov_b32 v5, s10\n"
+      "v_mov_b32 v6, s11\n"
+      "v_mov_b32 v7, s12\n"
+      "v_mov_b32 v8, s13\n"
+      "v_mov_b32 v9, s14\n"
+      "v_mov_b32 v11, s15\n"
+      "v_mov_b32 v12, s16\n"
+      "v_mov_b32 v13, s18\n"
+      "v_mov_b32 v14, s19\n"
+      "v_mov_b32 v15, s20\n"
+      "v_mov_b32 v16, s21\n"
+      "v_mov_b32 v17, s22\n"
+      "global_store_b32 v10, v1, s[0:1]\n"
+      "global_store_b32 v10, v2, s[0:1] offset:128\n"
+      "global_store_b32 v10, v3, s[0:1] offset:256\n"
+      "global_store_b32 v10, v4, s[0:1] offset:384\n"
+      "global_store_b32 v10, v5, s[0:1] offset:512\n"
+      "global_store_b32 v10, v6, s[0:1] offset:640\n"
+      "global_store_b32 v10, v7, s[0:1] offset:768\n"
+      "global_store_b32 v10, v8, s[0:1] offset:896\n"
+      "global_store_b32 v10, v9, s[0:1] offset:1024\n"
+      "global_store_b32 v10, v11, s[0:1] offset:1152\n"
+      "global_store_b32 v10, v12, s[0:1] offset:1280\n"
+      "global_store_b32 v10, v13, s[0:1] offset:1408\n"
+      "global_store_b32 v10, v14, s[0:1] offset:1536\n"
+      "global_store_b32 v10, v15, s[0:1] offset:1664\n"
+      "global_store_b32 v10, v16, s[0:1] offset:1792\n"
+      "global_store_b32 v10, v17, s[0:1] offset:1920\n"
+      "s_endpgm\n";
+  DeviceBuffer out = buffer(4096);
+  ASSERT_OK(run(text, out, 32));
+  const uint32_t want[] = {0x00800000, 0x00200000, 0,          0x00400000, 0, 1,
+                           0x00800000, 0,          0,          0x00000001, 0, 0,
+                           0x38000000, 0x38000000, 0x00400000, 0};
+  const auto* o = reinterpret_cast<const uint32_t*>(out.cpu);
+  for (unsigned k = 0; k < std::size(want); ++k)
+    for (unsigned l = 0; l < 32; ++l) ASSERT_EQ(o[k * 32 + l], want[k]) << "value " << k;
+}
+
 // The GFX12 split barrier (s_barrier_signal / s_barrier_wait; gfx1100 has only s_barrier).
 class SplitBarrier : public Asm {};
 
@@ -678,6 +755,8 @@ attributes #1 = { "amdgpu-flat-work-group-size"="256,256" }
   }
 }
 
+INSTANTIATE_TEST_SUITE_P(Targets, SaluAsm, ::testing::Values(Target::kGfx1201),
+                         [](const auto& info) { return std::string(target_name(info.param)); });
 INSTANTIATE_TEST_SUITE_P(Targets, SplitBarrier, ::testing::Values(Target::kGfx1201),
                          [](const auto& info) { return std::string(target_name(info.param)); });
 INSTANTIATE_TEST_SUITE_P(Targets, SplitBarrierE2E, ::testing::Values(Target::kGfx1201),
