@@ -1,6 +1,5 @@
 #include "rawgpu/queues/amd_pm4.h"
 
-#include <atomic>
 #include <cstring>
 
 #include "rawgpu/autogen/amd/kfd_pm4_headers_ai.h"
@@ -11,6 +10,7 @@
 #include "rawgpu/autogen/amd/regs/nbio_4_3_0.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
+#include "rawgpu/base/shared_memory.h"
 #include "ring_space.h"
 
 namespace rawgpu::queues::amd {
@@ -325,8 +325,7 @@ Status ComputeQueue::submit(Nanos timeout, Clock* clock) {
   std::memcpy(ring + pos, src, first * 4);
   if (first < n) std::memcpy(ring, src + first, (n - first) * 4);  // PM4 packets may straddle
   wptr_ += n;
-  std::atomic_thread_fence(std::memory_order_release);
-  *desc_.wptr = wptr_;
+  store_release(desc_.wptr, wptr_);  // the ring contents before it
   device_->ring_doorbell(desc_.doorbell, wptr_);
   cmds_.clear();
   return {};

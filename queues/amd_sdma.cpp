@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cstring>
 
 #include "rawgpu/autogen/amd/sdma_v6.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
+#include "rawgpu/base/shared_memory.h"
 #include "ring_space.h"
 
 namespace rawgpu::queues::amd {
@@ -181,8 +181,7 @@ Status CopyQueue::submit(Nanos timeout, Clock* clock) {
   if (skip) std::memset(base + pos, 0, skip);  // zero dwords are NOPs
   std::memcpy(base + (pos + skip) % ring, cmds_.dwords().data(), n);
   wptr_ += total;
-  std::atomic_thread_fence(std::memory_order_release);
-  *desc_.wptr = wptr_;
+  store_release(desc_.wptr, wptr_);  // the ring contents before it
   device_->ring_doorbell(desc_.doorbell, wptr_);
   cmds_.clear();
   return {};

@@ -1,6 +1,7 @@
 #include "ring_space.h"
 
 #include "rawgpu/base/format.h"
+#include "rawgpu/base/shared_memory.h"
 
 namespace rawgpu::queues::amd {
 
@@ -17,7 +18,7 @@ Status check_fits(const RingSpace& ring, uint64_t n) {
 
 Status wait_for_space(const RingSpace& ring, uint64_t wptr, uint64_t n, Nanos timeout,
                       Clock* clock) {
-  auto has_space = [&]() { return wptr + n - *ring.rptr <= ring.ring_units; };
+  auto has_space = [&]() { return wptr + n - load_acquire(ring.rptr) <= ring.ring_units; };
   if (has_space()) return {};
   PollOptions po;
   po.timeout = timeout;
@@ -28,8 +29,9 @@ Status wait_for_space(const RingSpace& ring, uint64_t wptr, uint64_t n, Nanos ti
   };
   auto describe = [&]() {
     const auto f = ring.device->fault_state();
-    return strformat("rptr %llu, wptr %llu, %llu %s to write; device %s: %s", ull(*ring.rptr),
-                     ull(wptr), ull(n), ring.unit, ring.device->name().c_str(),
+    return strformat("rptr %llu, wptr %llu, %llu %s to write; device %s: %s",
+                     ull(load_acquire(ring.rptr)), ull(wptr), ull(n), ring.unit,
+                     ring.device->name().c_str(),
                      f.description.empty() ? "no fault recorded" : f.description.c_str());
   };
   return poll_until(ring.what, done, po, describe);

@@ -9,6 +9,7 @@
 #include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
+#include "rawgpu/base/shared_memory.h"
 #include "sdma.h"
 
 namespace rawgpu::sim {
@@ -489,9 +490,8 @@ Result<uint32_t> AmdGpu::read32(GpuVa va, bool exec) {
   if (va.raw() % 4)
     return make_error(Errc::kHardware, "misaligned read at %s", hex(va.raw()).c_str());
   uint8_t* p = RG_TRY(translate(va, false, exec));
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
+  // The host may write the same dword meanwhile (a polled flag, a signal): see shared_memory.h.
+  return load_acquire(reinterpret_cast<uint32_t*>(p));
 }
 Result<uint64_t> AmdGpu::read64(GpuVa va) {
   Guard guard(this);
@@ -504,7 +504,7 @@ Status AmdGpu::write32(GpuVa va, uint32_t value) {
   if (va.raw() % 4)
     return make_error(Errc::kHardware, "misaligned write at %s", hex(va.raw()).c_str());
   uint8_t* p = RG_TRY(translate(va, true, false));
-  std::memcpy(p, &value, 4);
+  store_release(reinterpret_cast<uint32_t*>(p), value);  // publishes what this queue wrote before
   return {};
 }
 Status AmdGpu::write64(GpuVa va, uint64_t value) {
@@ -513,7 +513,7 @@ Status AmdGpu::write64(GpuVa va, uint64_t value) {
   if (va.raw() % 8)
     return make_error(Errc::kHardware, "misaligned 64-bit write at %s", hex(va.raw()).c_str());
   uint8_t* p = RG_TRY(translate(va, true, false));
-  std::memcpy(p, &value, 8);  // 8-aligned: never crosses a page
+  store_release(reinterpret_cast<uint64_t*>(p), value);  // 8-aligned: never crosses a page
   return {};
 }
 
@@ -533,7 +533,7 @@ void AmdGpu::run_queue(Queue& q) {
     }
     if (!step(q)) break;
   }
-  *q.desc.rptr = q.rptr;
+  store_release(q.desc.rptr, q.rptr);
 }
 
 bool AmdGpu::step(Queue& q) {

@@ -7,6 +7,7 @@
 #include "rawgpu/autogen/amd/sdma_v6.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
+#include "rawgpu/base/shared_memory.h"
 #include "sdma.h"
 
 namespace rawgpu::sim {
@@ -102,7 +103,7 @@ void AmdGpu::run_sdma(SdmaQueue& q) {
     }
     if (!step_sdma(q)) break;
   }
-  *q.desc.rptr = q.rptr;
+  store_release(q.desc.rptr, q.rptr);
 }
 
 bool AmdGpu::step_sdma(SdmaQueue& q) {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "rawgpu/autogen/amd/pm4_nvd.h"
+#include "rawgpu/base/shared_memory.h"
 #include "rawgpu/queues/amd_copy.h"
 #include "rawgpu/queues/amd_pm4.h"
 #include "rawgpu/sim/amd_gpu.h"
@@ -189,10 +190,12 @@ TEST_P(Flavour, WriteAndPollBit) {
   ASSERT_TRUE(q_->signal(s, 1).submit());
   gpu_->poll();
   EXPECT_EQ(s.value(), 0u);
-  m.cpu[0] = 0x3;  // bit 2 still clear
+  // The GPU polls this dword (on its own thread with RAWGPU_SIM_THREAD=1).
+  uint32_t* flag = reinterpret_cast<uint32_t*>(m.cpu);
+  store_release(flag, 0x3u);  // bit 2 still clear
   gpu_->poll();
   EXPECT_EQ(s.value(), 0u);
-  m.cpu[0] = 0x7;
+  store_release(flag, 0x7u);
   ASSERT_TRUE(wait_signal(*gpu_, s, 1));
   uint64_t w[3];
   std::memcpy(w, m.cpu, sizeof(w));

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "rawgpu/base/shared_memory.h"
 #include "rawgpu/queues/amd_pm4.h"
 #include "rawgpu/queues/signal.h"
 #include "rawgpu/sim/amd_gpu.h"
@@ -154,7 +155,7 @@ TEST_F(QueueTest, RingWrapsUnderLoad) {
   // With the device thread, rptr is published just after the last packet.
   ASSERT_TRUE(poll_until("rptr", [&] {
     gpu_->poll();
-    return *q.desc().rptr == q.wptr();
+    return load_acquire(q.desc().rptr) == q.wptr();
   }));
   EXPECT_FALSE(gpu_->fault_state().queue_error);
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "rawgpu/autogen/amd/sdma_v6.h"
+#include "rawgpu/base/shared_memory.h"
 #include "rawgpu/queues/amd_sdma.h"
 #include "rawgpu/queues/signal.h"
 #include "rawgpu/sim/amd_gpu.h"
@@ -206,7 +207,7 @@ TEST_F(CopyQueueTest, CopyFenceTimestampWriteTrap) {
   EXPECT_FALSE(st.stopped) << st.error;
   EXPECT_EQ(st.traps, 1u);
   EXPECT_EQ(st.rptr, q.wptr());
-  EXPECT_EQ(*q.desc().rptr, q.wptr());
+  EXPECT_EQ(load_acquire(q.desc().rptr), q.wptr());
   EXPECT_EQ(q.wptr() % 32, 0u);  // submissions stay 8-dword aligned
 }
 
