@@ -266,8 +266,11 @@ struct Tlsf::Impl {
   [[gnu::always_inline]] inline uint64_t take(uint32_t i, uint32_t head_of, uint64_t pre,
                                               uint64_t bytes, uint64_t align) {
     [[maybe_unused]] const unsigned sll = S ? S : this->sll;
+    // Everything that may allocate (node slots, index capacity) before the first change: a host
+    // bad_alloc then leaves the allocator as it was.
     reserve_two();
     Node* N = nodes.data();
+    index.reserve_one(NodeAddr{N});
     if (head_of != kNoBin)
       unlink_head<S>(N, i, head_of);
     else
@@ -312,7 +315,7 @@ struct Tlsf::Impl {
     n.next_free = static_cast<uint32_t>(std::countr_zero(align)) |
                   static_cast<uint32_t>((pre >> gs<S>()) << kPadBitShift);
     used_bytes += n.size;
-    index.insert(NodeAddr{N}, n.addr, i);
+    index.insert_reserved(n.addr, i);
     return n.addr;
   }
 

@@ -33,10 +33,21 @@ class AddrIndex {
       if (n == kEmpty || key_of(n) == key) return n;
     }
   }
+  // Makes room for one insert_reserved(): grows the table now if the next entry would pass the
+  // load limit. The allocator calls it before it changes anything, so that a host bad_alloc
+  // leaves it as it was (rehash either completes or changes nothing).
+  void reserve_one(KeyOf key_of) {
+    if (count_ >= grow_at_) [[unlikely]]
+      rehash(key_of, (mask_ + 1) * 2);
+  }
   // Adds id (not kEmpty) under key_of(id) == key, which must not be present.
   void insert(KeyOf key_of, uint64_t key, uint32_t id) {
-    if (++count_ > grow_at_) [[unlikely]]
-      rehash(key_of, (mask_ + 1) * 2);
+    reserve_one(key_of);
+    insert_reserved(key, id);
+  }
+  // insert() after reserve_one() (no allocation, cannot fail).
+  void insert_reserved(uint64_t key, uint32_t id) {
+    ++count_;
     uint32_t* s = slots_.data();
     size_t i = slot(key);
     while (s[i] != kEmpty) i = (i + 1) & mask_;
@@ -78,22 +89,28 @@ class AddrIndex {
     return worst;
   }
   // Home slot of a key (tests use it to build colliding keys).
-  size_t slot(uint64_t key) const { return static_cast<size_t>((key * kFibonacci) >> shift_); }
+  size_t slot(uint64_t key) const { return home(key, shift_); }
   static constexpr uint64_t kFibonacci = 0x9E3779B97F4A7C15ull;  // 2^64 / golden ratio, odd
 
  private:
+  static size_t home(uint64_t key, unsigned shift) {
+    return static_cast<size_t>((key * kFibonacci) >> shift);
+  }
+  // Strong guarantee: the new table is allocated before anything changes.
   [[gnu::noinline]] void rehash(KeyOf key_of, size_t capacity) {
-    std::vector<uint32_t> old = std::move(slots_);
-    slots_.assign(capacity, kEmpty);
-    mask_ = capacity - 1;
-    grow_at_ = capacity >> kLoadShift;
-    shift_ = 64u - static_cast<unsigned>(std::countr_zero(capacity));
-    for (const uint32_t o : old) {
+    std::vector<uint32_t> fresh(capacity, kEmpty);
+    const size_t mask = capacity - 1;
+    const unsigned shift = 64u - static_cast<unsigned>(std::countr_zero(capacity));
+    for (const uint32_t o : slots_) {
       if (o == kEmpty) continue;
-      size_t i = slot(key_of(o));
-      while (slots_[i] != kEmpty) i = (i + 1) & mask_;
-      slots_[i] = o;
+      size_t i = home(key_of(o), shift);
+      while (fresh[i] != kEmpty) i = (i + 1) & mask;
+      fresh[i] = o;
     }
+    slots_.swap(fresh);
+    mask_ = mask;
+    grow_at_ = capacity >> kLoadShift;
+    shift_ = shift;
   }
   std::vector<uint32_t> slots_;
   size_t mask_ = 0;
