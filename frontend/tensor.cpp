@@ -608,10 +608,11 @@ Tensor Tensor::log2() const { return unary_op(*this, Op::kLog2, true); }
 Tensor Tensor::sqrt() const { return unary_op(*this, Op::kSqrt, true); }
 Tensor Tensor::sin() const { return unary_op(*this, Op::kSin, true); }
 Tensor Tensor::reciprocal() const { return unary_op(*this, Op::kRecip, true); }
-// exp(x) = exp2(x log2 e) and log(x) = log2(x) ln 2. In a 16-bit float the rounding of the
-// scaled argument (up to half an ulp of |x log2 e|, i.e. 2^-9 for |x log2 e| in [4, 8)) is
-// amplified by exp2 to several ulp of the result (exp(2.953) came out as 19.125 instead of
-// 19.17), so 16-bit floats compute in float32 and round once at the end, as PyTorch does.
+// exp(x) = exp2(x log2 e) and log(x) = log2(x) ln 2. In a 16-bit float the constant itself is
+// rounded (log2 e becomes 1.4424 instead of 1.44270, ln 2 0.6929 instead of 0.69315) and so is
+// the product; exp2 amplifies the argument's error by |x log2 e| (exp(2.953) came out as 19.125
+// instead of 19.17, 3 ulp), so 16-bit floats compute in float32 and round once at the end, as
+// PyTorch does.
 namespace {
 bool is_float16ish(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16; }
 }  // namespace

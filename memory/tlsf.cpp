@@ -169,10 +169,13 @@ struct Tlsf::Impl {
   // Makes sure two slots are spare, so that take() never reallocates `nodes` midway.
   void reserve_two() {
     if (spare_count < 2) [[unlikely]]
-      grow_nodes();
+      grow_nodes(2);
   }
-  [[gnu::noinline]] void grow_nodes() {
-    while (spare_count < 2) {
+  // Makes `want` slots spare. A host bad_alloc comes from the one reserve() before any change.
+  [[gnu::noinline]] void grow_nodes(uint32_t want) {
+    if (spare_count >= want) return;
+    nodes.reserve(nodes.size() + (want - spare_count));
+    while (spare_count < want) {
       RG_CHECK(nodes.size() < kMaxNodes, "TLSF node pool exhausted");
       nodes.push_back(Node{0, 0, kNil, spare, kDead, kNil});
       spare = static_cast<uint32_t>(nodes.size() - 1);
@@ -541,6 +544,14 @@ Result<uint64_t> Tlsf::Impl::alloc_slow(uint64_t size, uint64_t align) {
 template <unsigned S>
 Result<uint64_t> Tlsf::Impl::no_room(uint64_t size, uint64_t align, uint64_t bytes) {
   if (pad_bytes == 0 || !fits_with_padding_released(bytes, align)) return out_of_space(size, align);
+  // Everything the release and the allocation after it may allocate comes first, so that a
+  // host bad_alloc changes nothing: a node per padding (one that merges into a free block
+  // before it needs none), two for take(), and index room for the new entry.
+  uint32_t padded = 0;
+  for (uint32_t i = first; i != kNil; i = nodes[i].next_phys)
+    padded += !is_free(nodes[i]) && pad_of(nodes[i]) != 0;
+  grow_nodes(padded + 2);
+  index.reserve_one(NodeAddr{nodes.data()});
   release_all_padding();
   return alloc_t<S>(size, align);
 }

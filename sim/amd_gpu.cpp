@@ -495,6 +495,10 @@ Result<uint32_t> AmdGpu::read32(GpuVa va, bool exec) {
 }
 Result<uint64_t> AmdGpu::read64(GpuVa va) {
   Guard guard(this);
+  if (va.raw() % 8 == 0) {  // one access (never torn), as write64; 8-aligned: one page
+    uint8_t* p = RG_TRY(translate(va, false, false));
+    return load_acquire(reinterpret_cast<uint64_t*>(p));
+  }
   const uint64_t lo = RG_TRY(read32(va));
   const uint64_t hi = RG_TRY(read32(va + 4));
   return lo | (hi << 32);

@@ -586,7 +586,7 @@ struct Mode {
   }
   // FP_DENORM per type: bit 0 allows input denormals, bit 1 output denormals (3: IEEE, the
   // default LLVM requests; 0: flush both, LLVM's "preserve-sign"). `flush`: any is flushed
-  // (kept by set() and set_denorm(), read once per VALU instruction).
+  // (kept by set() and set_denorm(), read once per VALU and SALU float instruction).
   bool flush = false;
   void set_denorm(unsigned f32, unsigned f16_64) {
     denorm_f32 = static_cast<uint8_t>(f32 & 3), denorm_f16_64 = static_cast<uint8_t>(f16_64 & 3);

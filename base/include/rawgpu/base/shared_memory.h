@@ -1,6 +1,8 @@
 // Loads and stores of memory that the host and a device use at the same time: ring read and
-// write pointers, signals, the dwords a command processor polls, and (in sim/) whatever the
-// simulated GPU's thread reads or writes while the host runs.
+// write pointers, signals, the dwords a command processor polls, and (in sim/) the simulated
+// GPU's dword and qword accesses (AmdGpu::read32/read64/write32/write64). Bulk data (an SDMA
+// copy, a kernel's stores through the emulator's TLB, which are relaxed) is not accessed this
+// way: the release store that follows it (a signal, an rptr) publishes it, as on a GPU.
 //
 // Each access is single-copy atomic (never torn) with acquire (loads) or release (stores)
 // ordering, so everything written before a release store is visible to whoever sees the stored
