@@ -115,9 +115,87 @@ Result<Args> parse(const Command& command, std::span<const std::string> argv) {
   return Parser::run(command, argv);
 }
 
+namespace {
+
+std::string& epilogue() {
+  static std::string text;
+  return text;
+}
+
+std::string pad(std::string_view s, size_t width) {
+  return std::string(s.size() < width ? width - s.size() : 1, ' ');
+}
+
+void list_subcommands(std::ostream& os, const Command& command) {
+  os << "\ncommands:\n";
+  for (const Command& c : command.subcommands)
+    os << "  " << c.name << pad(c.name, 12) << c.summary << "\n";
+}
+
+const Command* find_in(std::span<const Command> commands, std::string_view name) {
+  for (const Command& c : commands)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::string names_of(std::span<const Command> commands) {
+  std::string s;
+  for (size_t i = 0; i < commands.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == commands.size() ? " or " : ", ") + commands[i].name;
+  return s;
+}
+
+// `parent` is "rawgpu" or "rawgpu bench"; argv starts after the command's own name.
+int run_command(const std::string& parent, const Command& c, std::span<const std::string> argv,
+                Io& io) {
+  const std::string path = parent + " " + c.name;
+  if (!c.subcommands.empty()) {
+    if (argv.empty()) {
+      io.err << path << ": which one? (" << names_of(c.subcommands) << ")\n\n"
+             << usage(parent, c);
+      return kExitUsage;
+    }
+    if (argv[0] == "--help" || argv[0] == "-h") {
+      io.out << usage(parent, c);
+      return kExitOk;
+    }
+    const Command* sub = find_in(c.subcommands, argv[0]);
+    if (sub == nullptr) {
+      io.err << path << ": unknown " << c.name << " command '" << argv[0] << "' (expected "
+             << names_of(c.subcommands) << ")\n"
+             << "Run '" << path << " --help' for usage.\n";
+      return kExitUsage;
+    }
+    return run_command(path, *sub, argv.subspan(1), io);
+  }
+  auto args = parse(c, argv);
+  if (!args.ok()) {
+    io.err << path << ": " << args.error().message() << "\n"
+           << "Run '" << path << " --help' for usage.\n";
+    return kExitUsage;
+  }
+  if (args->help_requested()) {
+    io.out << usage(parent, c);
+    return kExitOk;
+  }
+  return c.run(*args, io);
+}
+
+}  // namespace
+
+void set_overview_epilogue(std::string text) { epilogue() = std::move(text); }
+
 std::string usage(std::string_view program, const Command& command) {
   std::ostringstream os;
-  os << "usage: " << program << " " << command.name;
+  const std::string path = std::string(program) + " " + command.name;
+  os << "usage: " << path;
+  if (!command.subcommands.empty()) {
+    os << " COMMAND [options]\n\n" << command.summary << "\n";
+    if (!command.description.empty()) os << "\n" << command.description << "\n";
+    list_subcommands(os, command);
+    os << "\nRun '" << path << " COMMAND --help' for a command's options.\n";
+    return os.str();
+  }
   if (!command.options.empty()) os << " [options]";
   for (const Positional& p : command.positionals) {
     os << " " << (p.required ? "" : "[") << p.name << (p.repeated ? "..." : "")
@@ -128,8 +206,7 @@ std::string usage(std::string_view program, const Command& command) {
   if (!command.positionals.empty()) {
     os << "\narguments:\n";
     for (const Positional& p : command.positionals)
-      os << "  " << p.name << std::string(p.name.size() < 22 ? 22 - p.name.size() : 1, ' ')
-         << p.help << "\n";
+      os << "  " << p.name << pad(p.name, 22) << p.help << "\n";
   }
   os << "\noptions:\n";
   std::vector<Option> all = command.options;
@@ -138,7 +215,7 @@ std::string usage(std::string_view program, const Command& command) {
     std::string left = o.short_name != 0 ? std::string("-") + o.short_name + ", " : "    ";
     left += "--" + o.name;
     if (!o.metavar.empty()) left += " " + o.metavar;
-    os << "  " << left << std::string(left.size() < 24 ? 24 - left.size() : 1, ' ') << o.help;
+    os << "  " << left << pad(left, 24) << o.help;
     if (!o.default_value.empty()) os << " (default: " << o.default_value << ")";
     os << "\n";
   }
@@ -147,63 +224,66 @@ std::string usage(std::string_view program, const Command& command) {
 
 std::string overview(std::string_view program, std::span<const Command> commands) {
   std::ostringstream os;
-  os << "usage: " << program << " COMMAND [options]\n\n"
+  os << "usage: " << program << " COMMAND [options]\n"
+     << "       " << program << " --version\n\n"
      << "rawgpu: userspace GPU drivers and a tensor compiler.\n\ncommands:\n";
-  for (const Command& c : commands)
-    os << "  " << c.name << std::string(c.name.size() < 12 ? 12 - c.name.size() : 1, ' ')
-       << c.summary << "\n";
+  for (const Command& c : commands) {
+    os << "  " << c.name << pad(c.name, 12) << c.summary << "\n";
+    for (const Command& s : c.subcommands)
+      os << "    " << s.name << pad(s.name, 10) << s.summary << "\n";
+  }
   os << "  help        show help for a command\n\n"
-     << "Run '" << program << " COMMAND --help' for a command's options.\n"
-     << "Environment: RAWGPU_DEBUG=N[,tag=N...] sets log levels 0..5 (e.g. "
-        "RAWGPU_DEBUG=2,pci=5).\n";
+     << "Run '" << program << " COMMAND --help' for a command's options.\n";
+  os << epilogue();
   return os.str();
 }
 
 int main(std::string_view program, std::span<const Command> commands,
-         std::span<const std::string> argv, Io& io) {
-  auto find = [&](std::string_view name) -> const Command* {
-    for (const Command& c : commands)
-      if (c.name == name) return &c;
-    return nullptr;
-  };
+         std::span<const std::string> argv, Io& io, std::string_view version_line) {
+  const std::string prog(program);
   if (argv.empty()) {
     io.err << overview(program, commands);
-    return 2;
+    return kExitUsage;
   }
   const std::string& name = argv[0];
   if (name == "--help" || name == "-h") {
     io.out << overview(program, commands);
-    return 0;
+    return kExitOk;
+  }
+  if (name == "--version" || name == "-V") {
+    if (argv.size() > 1) {
+      io.err << prog << ": --version takes no arguments\n";
+      return kExitUsage;
+    }
+    io.out << version_line << (version_line.empty() || version_line.back() == '\n' ? "" : "\n");
+    return kExitOk;
   }
   if (name == "help") {
     if (argv.size() == 1) {
       io.out << overview(program, commands);
-      return 0;
+      return kExitOk;
     }
-    const Command* c = find(argv[1]);
+    const Command* c = find_in(commands, argv[1]);
+    std::string parent = prog;
+    for (size_t i = 2; c != nullptr && i < argv.size(); ++i) {
+      parent += " " + c->name;
+      c = find_in(c->subcommands, argv[i]);
+    }
     if (c == nullptr) {
-      io.err << program << ": unknown command '" << argv[1] << "'\n";
-      return 2;
+      std::string asked;
+      for (size_t i = 1; i < argv.size(); ++i) asked += (i > 1 ? " " : "") + argv[i];
+      io.err << prog << ": unknown command '" << asked << "'\n";
+      return kExitUsage;
     }
-    io.out << usage(program, *c);
-    return 0;
+    io.out << usage(parent, *c);
+    return kExitOk;
   }
-  const Command* c = find(name);
+  const Command* c = find_in(commands, name);
   if (c == nullptr) {
-    io.err << program << ": unknown command '" << name << "'\n\n" << overview(program, commands);
-    return 2;
+    io.err << prog << ": unknown command '" << name << "'\n\n" << overview(program, commands);
+    return kExitUsage;
   }
-  auto args = parse(*c, argv.subspan(1));
-  if (!args.ok()) {
-    io.err << program << " " << c->name << ": " << args.error().message() << "\n"
-           << "Run '" << program << " " << c->name << " --help' for usage.\n";
-    return 2;
-  }
-  if (args->help_requested()) {
-    io.out << usage(program, *c);
-    return 0;
-  }
-  return c->run(*args, io);
+  return run_command(prog, *c, argv.subspan(1), io);
 }
 
 }  // namespace rawgpu::cli

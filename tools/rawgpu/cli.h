@@ -60,20 +60,32 @@ struct Command {
   std::string description;  // paragraphs for `rawgpu NAME --help`
   std::vector<Option> options;
   std::vector<Positional> positionals;
-  // Returns the process exit code: 0 success, 1 failure.
+  // Returns the process exit code: 0 success, 1 runtime failure, 2 usage error (a bad value found
+  // while validating the arguments, before any work starts).
   std::function<int(const Args&, Io&)> run;
+  // A command with subcommands (`rawgpu bench tlsf`) has no options or run of its own: its first
+  // argument names the subcommand, which parses the rest with its own options and help.
+  std::vector<Command> subcommands;
 };
+
+// Exit codes, the same for every command (the conventions of the LLVM tools and nvidia-smi).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;  // the work was attempted and failed
+inline constexpr int kExitUsage = 2;    // bad command line; nothing was done
 
 // Parses argv (without the program and command names). Errors are kInvalidArgument with a
 // message naming the offending argument.
 Result<Args> parse(const Command& command, std::span<const std::string> argv);
 
+// `program` is the full command path for usage lines: "rawgpu bench".
 std::string usage(std::string_view program, const Command& command);
 std::string overview(std::string_view program, std::span<const Command> commands);
+// Extra text at the end of `rawgpu --help` (the environment variables); set by the tool.
+void set_overview_epilogue(std::string text);
 
-// Dispatches: `prog CMD [args]`, `prog help [CMD]`, `prog --help`, `prog CMD --help`.
-// Exit codes: the command's, or 2 for usage errors.
+// Dispatches: `prog CMD [SUB] [args]`, `prog help [CMD [SUB]]`, `prog --help`, `prog CMD --help`,
+// `prog --version` (prints `version_line`). Exit codes: the command's, or kExitUsage.
 int main(std::string_view program, std::span<const Command> commands,
-         std::span<const std::string> argv, Io& io);
+         std::span<const std::string> argv, Io& io, std::string_view version_line = {});
 
 }  // namespace rawgpu::cli

@@ -218,66 +218,90 @@ int bench_pagetable(const cli::Args& args, cli::Io& io) {
 
 }  // namespace
 
+namespace {
+
+cli::Option json_option() { return {"json", 'j', "", "print JSON", ""}; }
+cli::Option repeats_option(const char* dflt) {
+  return {"repeats", 'r', "N", "timed repetitions (1..100); the median is reported", dflt};
+}
+
+cli::Command sub(std::string name, std::string summary, std::string description,
+                 std::vector<cli::Option> options, int (*run)(const cli::Args&, cli::Io&)) {
+  cli::Command c;
+  c.name = std::move(name);
+  c.summary = std::move(summary);
+  c.description = std::move(description);
+  c.options = std::move(options);
+  c.run = run;
+  return c;
+}
+
+}  // namespace
+
 cli::Command bench_command() {
   cli::Command c;
   c.name = "bench";
-  c.summary = "benchmark the TLSF allocator (trace replay) or the page-table manager";
+  c.summary = "benchmarks: allocator, page tables, queues, emulator, GEMM, compiler";
   c.description =
-      "rawgpu bench tlsf --trace FILE [--size BYTES] [--json]\n"
-      "  Replays an allocation trace (lines 'a ID SIZE ALIGN' / 'f ID') on a TLSF arena of\n"
-      "  --size bytes and prints ns/op (median of --repeats replays), failed allocations and\n"
-      "  peak fragmentation. --generate N writes a GPU-memory-like trace of N ops to --trace.\n"
-      "rawgpu bench pagetable [--format gfx9|gfx11|gfx12|nv-mmu-v2|nv-mmu-v3] [--json]\n"
-      "  Maps and unmaps 256 MiB as 65536 scattered 4 KiB pages and as one aligned range, and\n"
-      "  vallocs/vfrees 1 GiB, on simulated VRAM; prints microseconds per call (all formats\n"
-      "  unless --format is given).\n"
-      "rawgpu bench launch [--device sim:gfx1100|sim:gfx1201] [--json]\n"
-      "  Host cost of the hardware command queues on a simulated AMD GPU: exec+signal enqueue\n"
-      "  (median over --ops), graph replay per kernel (--kernels), copy throughput (--copy-size).\n"
-      "rawgpu bench emulator [--threads N] [--json]\n"
-      "  Wave instructions per second of the RDNA3/RDNA4 emulator on an ALU loop (one thread)\n"
-      "  and the compiler's 256^3 matmul (--threads host threads for its workgroups).\n"
-      "rawgpu bench gemm --n N [--dtype f32|f16|bf16] [--device cpu] [--beam K] [--json]\n"
-      "    [--compare-blas]\n"
-      "  GFLOPS of C = A @ B through the Tensor API (median of >= 10 runs after warm-up, fresh\n"
-      "  random inputs, result checked first; exit 1 when wrong). --compare-blas runs OpenBLAS\n"
-      "  cblas_sgemm (2 threads, dlopen'ed) on the same inputs, alternating, and prints the "
-      "ratio.\n"
-      "rawgpu bench compile --workload mlp|resnet-block|transformer-block [--json]\n"
-      "  Compiler time per stage (schedule, optimize+lower+linearize, LLVM IR, LLVM codegen) for\n"
-      "  a forward pass built with the Tensor API; compiles the kernels without running them.";
-  c.options = {
-      {"trace", 't', "FILE", "allocation trace to replay (tlsf)", ""},
-      {"size", 's', "BYTES", "TLSF arena size (tlsf)", "16GiB"},
-      {"generate", 0, "N", "write a generated trace of N operations to --trace (tlsf)", ""},
-      {"seed", 0, "N", "seed for --generate", "1"},
-      {"format", 'f', "FMT", "page-table format (pagetable; default: all)", ""},
-      {"repeats", 'r', "N", "timed repetitions; the median is reported", "5"},
-      {"json", 'j', "", "print JSON", ""},
-      {"device", 'd', "NAME", "simulated device (launch)", "sim:gfx1100"},
-      {"ops", 0, "N", "exec+signal enqueues to time (launch)", "200000"},
-      {"kernels", 0, "N", "kernels in the replayed graph (launch)", "1000"},
-      {"copy-size", 0, "BYTES", "bytes per copy direction (launch)", "64MiB"},
-      {"threads", 0, "N", "emulator threads for the matmul (emulator; 0: RAWGPU_EMU_THREADS)", "0"},
-      {"n", 0, "N", "matrix size (gemm)", "1024"},
-      {"dtype", 0, "T", "f32, f16 or bf16 (gemm)", "f32"},
-      {"beam", 0, "K", "set RAWGPU_BEAM=K before compiling (gemm)", ""},
-      {"compare-blas", 0, "", "also time OpenBLAS cblas_sgemm on 2 threads (gemm)", ""},
-      {"workload", 'w', "NAME", "mlp, resnet-block or transformer-block (compile)", ""},
-      {"opt-level", 0, "N", "LLVM pipeline O0..O3 (compile)", "3"},
-  };
-  c.positionals = {{"what", "tlsf, pagetable, launch, emulator, gemm or compile", true, false}};
-  c.run = [](const cli::Args& args, cli::Io& io) {
-    const std::string& what = args.positionals()[0];
-    if (what == "tlsf") return bench_tlsf(args, io);
-    if (what == "pagetable") return bench_pagetable(args, io);
-    if (what == "launch") return bench_launch(args, io);
-    if (what == "emulator") return bench_emulator(args, io);
-    if (what == "gemm") return bench_gemm(args, io);
-    if (what == "compile") return bench_compile(args, io);
-    io.err << "rawgpu bench: unknown benchmark '" << what
-           << "' (tlsf, pagetable, launch, emulator or gemm)\n";
-    return 2;
+      "Each benchmark prints its own measurements; --json gives one object per run with\n"
+      "\"schema\" and \"command\" members. Timings are medians of the repetitions.";
+  c.subcommands = {
+      sub("tlsf", "replay an allocation trace on the TLSF allocator",
+          "Replays an allocation trace (lines 'a ID SIZE ALIGN' / 'f ID') on a TLSF arena of\n"
+          "--size bytes and prints ns/op (median of --repeats replays), failed allocations and\n"
+          "peak fragmentation. --generate N writes a GPU-memory-like trace of N ops to --trace\n"
+          "instead.",
+          {{"trace", 't', "FILE", "allocation trace to replay (or to write with --generate)", ""},
+           {"size", 's', "BYTES", "TLSF arena size", "16GiB"},
+           {"generate", 0, "N", "write a generated trace of N operations to --trace", ""},
+           {"seed", 0, "N", "seed for --generate", "1"},
+           repeats_option("5"),
+           json_option()},
+          bench_tlsf),
+      sub("pagetable", "map and unmap 256 MiB through the page-table manager",
+          "Maps and unmaps 256 MiB as 65536 scattered 4 KiB pages and as one aligned range, and\n"
+          "vallocs/vfrees 1 GiB, on simulated VRAM; prints microseconds per call (all formats\n"
+          "unless --format is given).",
+          {{"format", 'f', "FMT", "gfx9, gfx11, gfx12, nv-mmu-v2 or nv-mmu-v3 (default: all)", ""},
+           repeats_option("5"),
+           json_option()},
+          bench_pagetable),
+      sub("launch", "host cost of the hardware command queues on a simulated AMD GPU",
+          "Exec+signal enqueue (median over --ops), graph replay per kernel (--kernels) and copy\n"
+          "throughput (--copy-size) on a simulated AMD GPU.",
+          {{"device", 'd', "NAME", "sim:gfx1100 or sim:gfx1201", "sim:gfx1100"},
+           {"ops", 0, "N", "exec+signal enqueues to time", "200000"},
+           {"kernels", 0, "N", "kernels in the replayed graph", "1000"},
+           {"copy-size", 0, "BYTES", "bytes per copy direction", "64MiB"},
+           json_option()},
+          bench_launch),
+      sub("emulator", "wave instructions per second of the RDNA3/RDNA4 emulator",
+          "An ALU loop (one thread) and the compiler's 256^3 matmul (--threads host threads for\n"
+          "its workgroups) on the emulator, for gfx1100 and gfx1201.",
+          {{"threads", 0, "N", "emulator threads for the matmul (0: RAWGPU_EMU_THREADS)", "0"},
+           repeats_option("5"),
+           json_option()},
+          bench_emulator),
+      sub("gemm", "GFLOPS of C = A @ B through the Tensor API",
+          "Median of >= 10 runs after warm-up, fresh random inputs, result checked first (exit 1\n"
+          "when wrong). --compare-blas runs OpenBLAS cblas_sgemm (2 threads, dlopen'ed) on the\n"
+          "same inputs, alternating, and prints the ratio.",
+          {{"n", 0, "N", "matrix size", "1024"},
+           {"dtype", 0, "T", "f32, f16 or bf16", "f32"},
+           {"device", 'd', "NAME", "device (cpu)", "cpu"},
+           {"beam", 0, "K", "set RAWGPU_BEAM=K before compiling", ""},
+           {"compare-blas", 0, "", "also time OpenBLAS cblas_sgemm on 2 threads", ""},
+           repeats_option("10"),
+           json_option()},
+          bench_gemm),
+      sub("compile", "compiler time per stage for a forward pass",
+          "Schedule, optimize+lower+linearize, LLVM IR and LLVM codegen time for a forward pass\n"
+          "built with the Tensor API; compiles the kernels without running them.",
+          {{"workload", 'w', "NAME", "mlp, resnet-block or transformer-block", ""},
+           {"opt-level", 0, "N", "LLVM pipeline O0..O3", "3"},
+           repeats_option("5"),
+           json_option()},
+          bench_compile),
   };
   return c;
 }

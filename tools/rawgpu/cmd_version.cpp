@@ -4,12 +4,31 @@ extern "C" {
 #include <pci/pci.h>
 }
 
+#include <sstream>
+
 #include "commands.h"
 #include "environment.h"
 #include "rawgpu/base/format.h"
 #include "version.h"
 
 namespace rawgpu::tools {
+
+std::string version_line() {
+  std::ostringstream os;
+  os << "rawgpu " << RAWGPU_VERSION << " (C++" << __cplusplus / 100 % 100 << ", "
+#if defined(__clang__)
+     << "clang " << __clang_major__ << "." << __clang_minor__ << "." << __clang_patchlevel__
+#else
+     << "gcc " << __GNUC__ << "." << __GNUC_MINOR__ << "." << __GNUC_PATCHLEVEL__
+#endif
+#ifdef NDEBUG
+     << ", release"
+#else
+     << ", assertions on"
+#endif
+     << ")";
+  return os.str();
+}
 
 cli::Command version_command() {
   cli::Command c;
@@ -19,18 +38,7 @@ cli::Command version_command() {
       "Prints rawgpu's version and build, the LLVM it links and its targets, libpci and libusb\n"
       "versions, and which optional tools (ptxas) and firmware packages are present.";
   c.run = [](const cli::Args&, cli::Io& io) {
-    io.out << "rawgpu " << RAWGPU_VERSION << " (C++" << __cplusplus / 100 % 100 << ", "
-#if defined(__clang__)
-           << "clang " << __clang_major__ << "." << __clang_minor__ << "." << __clang_patchlevel__
-#else
-           << "gcc " << __GNUC__ << "." << __GNUC_MINOR__ << "." << __GNUC_PATCHLEVEL__
-#endif
-#ifdef NDEBUG
-           << ", release"
-#else
-           << ", assertions on"
-#endif
-           << ")\n";
+    io.out << version_line() << "\n";
     std::string targets;
     for (const std::string& t : llvm_built_targets()) targets += (targets.empty() ? "" : " ") + t;
     io.out << "LLVM " << llvm_version() << " (targets: " << targets << ")\n";
