@@ -1,5 +1,6 @@
 #include "rawgpu/base/log.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -45,7 +46,27 @@ Result<int> parse_level(std::string_view text, std::string_view item) {
   return true;
 }();
 
+constexpr Tag kTags[] = {
+    {"amd", "the AMD driver and the simulated AMD GPU's device side"},
+    {"beam", "BEAM kernel-opt search: candidates, timings, cache hits"},
+    {"compiler", "scheduling, kernels compiled, compile times"},
+    {"emu", "the RDNA wave emulator"},
+    {"llvm", "generated LLVM IR and target code (level 4)"},
+    {"mmu", "page tables: maps, unmaps, TLB invalidations"},
+    {"pci", "PCI enumeration and device access"},
+    {"rewrite", "rewrite-engine pattern hits (level 5)"},
+    {"schedule", "the scheduler's kernel boundaries"},
+};
+
 }  // namespace
+
+std::span<const Tag> known_tags() { return kTags; }
+
+bool is_known_tag(std::string_view tag) {
+  for (const Tag& t : kTags)
+    if (t.name == tag) return true;
+  return false;
+}
 
 int Config::max_level() const {
   int m = global_level;
@@ -88,6 +109,9 @@ Result<Config> parse_config(std::string_view spec) {
                           static_cast<int>(item.size()), item.data());
     const int level = RG_TRY(parse_level(item.substr(eq + 1), item));
     c.tag_levels.emplace_back(std::string(tag), level);
+    if (!is_known_tag(tag) &&
+        std::find(c.unknown_tags.begin(), c.unknown_tags.end(), tag) == c.unknown_tags.end())
+      c.unknown_tags.emplace_back(tag);
   }
   return c;
 }
@@ -111,6 +135,15 @@ void configure_from_env() {
                  parsed.error().to_string().c_str());
     set_config(Config{});
     return;
+  }
+  if (!parsed->unknown_tags.empty()) {
+    std::string known;
+    for (const Tag& t : kTags) known += (known.empty() ? "" : ", ") + std::string(t.name);
+    for (const std::string& t : parsed->unknown_tags)
+      std::fprintf(stderr,
+                   "rawgpu[log] warning: RAWGPU_DEBUG names tag '%s', which nothing logs under "
+                   "(known tags: %s)\n",
+                   t.c_str(), known.c_str());
   }
   set_config(std::move(parsed).take_value());
 }

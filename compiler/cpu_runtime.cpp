@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "cpu_jit.h"
+#include "rawgpu/base/env.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
 #include "rawgpu/compiler/cpu.h"
@@ -184,16 +185,14 @@ Result<std::unique_ptr<CpuRuntime>> CpuRuntime::create(const CpuRuntimeOptions& 
   impl->min_parallel_work = options.min_parallel_work;
   impl->heuristic = options.heuristic;
   impl->pack = options.pack;
-  if (const char* e = std::getenv("RAWGPU_NOPACK"); e && e[0] == '1' && !e[1]) impl->pack = false;
-  if (const char* e = std::getenv("RAWGPU_NOOPT"); e && e[0] == '1' && !e[1])
-    impl->heuristic = false;
+  if (env::read_flag("RAWGPU_NOPACK")) impl->pack = false;
+  if (env::read_flag("RAWGPU_NOOPT")) impl->heuristic = false;
   impl->opt_level = options.opt_level;
   if (options.vector_bytes < 0 || options.vector_bytes > 1024)
     return make_error(Errc::kInvalidArgument, "cpu runtime: vector_bytes %d is not 0..1024",
                       options.vector_bytes);
   impl->lower_options.max_vector_bytes = options.vector_bytes;
-  if (const char* e = std::getenv("RAWGPU_VECTORIZE"); e && e[0] == '0' && !e[1])
-    impl->lower_options.max_vector_bytes = 0;
+  if (!env::read_flag("RAWGPU_VECTORIZE", true)) impl->lower_options.max_vector_bytes = 0;
   impl->lower_options.buffer_align = 64;  // CpuBuffer and the arena plan (64-byte granule)
   return std::unique_ptr<CpuRuntime>(new CpuRuntime(std::move(impl)));
 }

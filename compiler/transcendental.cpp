@@ -6,6 +6,7 @@
 // plain MUL/ADD (LLVM does not contract them), MULACC (fmuladd, fused or not) only evaluates
 // polynomials, where either rounding is within the error budget.
 #include "rawgpu/compiler/transcendental.h"
+#include "rawgpu/base/env.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -276,10 +277,7 @@ Ref soft_pow(Ref x, Ref y) {
   return cast(pow_f64(cast(x, F), cast(y, F)), t);
 }
 
-bool force_soft_math() {
-  const char* e = std::getenv("RAWGPU_SOFT_MATH");
-  return e && std::strcmp(e, "1") == 0;
-}
+bool force_soft_math() { return env::read_flag("RAWGPU_SOFT_MATH"); }
 
 bool needs_soft_math(const GpuTarget& target, Op op, DType dtype) {
   if (!has_soft_math(op, dtype)) return false;

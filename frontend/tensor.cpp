@@ -1,5 +1,6 @@
 // The lazy Tensor API: graph building with shape/dtype checks, realize through the scheduler.
 #include "rawgpu/frontend/tensor.h"
+#include "rawgpu/base/env.h"
 
 #include <unistd.h>
 
@@ -129,8 +130,8 @@ compiler::CpuRuntime& cpu_runtime() {
     compiler::CpuRuntimeOptions o;
     // RAWGPU_OPT_LEVEL=0..3 picks the LLVM pipeline (default O3; the op tests use O1 to keep
     // hundreds of JIT compiles cheap).
-    if (const char* e = std::getenv("RAWGPU_OPT_LEVEL"); e && *e >= '0' && *e <= '3' && !e[1])
-      o.opt_level = *e - '0';
+    if (auto level = env::read_u64("RAWGPU_OPT_LEVEL", 0, 3))
+      o.opt_level = static_cast<int>(*level);
     auto r = compiler::CpuRuntime::create(o);
     RG_CHECK(r.ok(), "%s", r.ok() ? "" : r.error().to_string().c_str());
     g().cpu = std::move(r).take_value();

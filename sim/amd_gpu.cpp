@@ -1,4 +1,5 @@
 #include "rawgpu/sim/amd_gpu.h"
+#include "rawgpu/base/env.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -105,10 +106,7 @@ Result<AmdGpuConfig> parse_sim_device(std::string_view name) {
       .with_hint("use sim:gfx1100 or sim:gfx1201");
 }
 
-bool AmdGpuConfig::sim_thread_from_env() {
-  const char* v = std::getenv("RAWGPU_SIM_THREAD");
-  return v != nullptr && std::string_view(v) == "1";
-}
+bool AmdGpuConfig::sim_thread_from_env() { return env::read_flag("RAWGPU_SIM_THREAD"); }
 
 void AmdGpu::thread_main() {
   std::unique_lock<std::recursive_mutex> lock(mu_);

@@ -19,6 +19,7 @@
 
 #include "isa.h"
 #include "ops.h"
+#include "rawgpu/base/env.h"
 #include "rawgpu/base/format.h"
 
 namespace rawgpu::sim::rdna {
@@ -4162,10 +4163,7 @@ Emulator::~Emulator() = default;
 
 unsigned Emulator::thread_count() const {
   if (options_.threads != 0) return std::min(options_.threads, 256u);
-  if (const char* v = std::getenv("RAWGPU_EMU_THREADS"); v != nullptr && *v != '\0') {
-    const unsigned long n = std::strtoul(v, nullptr, 10);
-    if (n >= 1) return static_cast<unsigned>(std::min(n, 256ul));
-  }
+  if (auto n = env::read_u64("RAWGPU_EMU_THREADS", 1, 256)) return static_cast<unsigned>(*n);
   return 1;
 }
 

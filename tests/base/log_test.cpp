@@ -41,6 +41,20 @@ TEST_F(LogTest, ParseConfig) {
   EXPECT_EQ(log::parse_config("pci=3")->global_level, 0);
 }
 
+TEST_F(LogTest, UnknownTagsAreNamed) {
+  auto c = log::parse_config("1,pci=5,pcie=2,beam=1,pcie=3,gpu=1");
+  ASSERT_TRUE(c.ok()) << c.error().to_string();
+  EXPECT_EQ(c->unknown_tags, (std::vector<std::string>{"pcie", "gpu"}));
+  EXPECT_EQ(c->tag_levels.size(), 5u);  // still applied: an unknown tag costs nothing
+  EXPECT_TRUE(log::parse_config("2,pci=1,mmu=3,beam=2")->unknown_tags.empty());
+  EXPECT_TRUE(log::is_known_tag("pci"));
+  EXPECT_FALSE(log::is_known_tag("pcie"));
+  for (const log::Tag& t : log::known_tags()) {
+    EXPECT_TRUE(log::parse_config(std::string(t.name) + "=1").ok()) << t.name;
+    EXPECT_FALSE(t.covers.empty()) << t.name;
+  }
+}
+
 TEST_F(LogTest, ParseConfigErrors) {
   for (const char* bad : {"6", "x", "1,2", "=3", "pci=", "pci=9", "PCI=1", "a b=1", "pci=-1"}) {
     auto c = log::parse_config(bad);

@@ -87,12 +87,82 @@ TEST(Cli, Dispatch) {
   EXPECT_EQ(run_main({}, &out, &err), 2);
 }
 
+TEST(Cli, NestedSubcommandsHaveTheirOwnOptions) {
+  cli::Command parent;
+  parent.name = "bench";
+  parent.summary = "benchmarks";
+  cli::Command a = sample();
+  a.name = "tlsf";
+  cli::Command b;
+  b.name = "pagetable";
+  b.summary = "page tables";
+  b.options = {{"format", 'f', "FMT", "format", "gfx9"}};
+  b.run = [](const cli::Args& args, cli::Io& io) {
+    io.out << "format=" << *args.get("format") << "\n";
+    return 0;
+  };
+  parent.subcommands = {a, b};
+  std::vector<cli::Command> cmds = {parent};
+  auto run = [&](std::vector<std::string> argv, std::string* out, std::string* err) {
+    std::ostringstream o, e;
+    cli::Io io{o, e};
+    const int rc = cli::main("rawgpu", cmds, argv, io, "rawgpu 9.9");
+    *out = o.str();
+    *err = e.str();
+    return rc;
+  };
+  std::string out, err;
+  EXPECT_EQ(run({"bench", "pagetable", "-f", "gfx12"}, &out, &err), 0);
+  EXPECT_EQ(out, "format=gfx12\n");
+  EXPECT_EQ(run({"bench", "tlsf", "t.txt", "-j"}, &out, &err), 0);
+  EXPECT_EQ(out, "trace=t.txt json=1 size=17179869184\n");
+  // tlsf's option is not pagetable's.
+  EXPECT_EQ(run({"bench", "pagetable", "--size", "1"}, &out, &err), cli::kExitUsage);
+  EXPECT_NE(err.find("unknown option '--size' for 'pagetable'"), std::string::npos) << err;
+  EXPECT_NE(err.find("Run 'rawgpu bench pagetable --help'"), std::string::npos) << err;
+  EXPECT_EQ(run({"bench"}, &out, &err), cli::kExitUsage);
+  EXPECT_NE(err.find("which one? (tlsf or pagetable)"), std::string::npos) << err;
+  EXPECT_EQ(run({"bench", "x"}, &out, &err), cli::kExitUsage);
+  EXPECT_EQ(run({"bench", "pagetable", "--help"}, &out, &err), 0);
+  EXPECT_NE(out.find("usage: rawgpu bench pagetable [options]"), std::string::npos) << out;
+  EXPECT_EQ(run({"help", "bench", "tlsf"}, &out, &err), 0);
+  EXPECT_NE(out.find("usage: rawgpu bench tlsf [options] trace"), std::string::npos) << out;
+  EXPECT_EQ(run({"bench", "--help"}, &out, &err), 0);
+  EXPECT_NE(out.find("usage: rawgpu bench COMMAND"), std::string::npos) << out;
+  EXPECT_NE(out.find("pagetable   page tables"), std::string::npos) << out;
+  EXPECT_EQ(run({"--version"}, &out, &err), 0);
+  EXPECT_EQ(out, "rawgpu 9.9\n");
+  EXPECT_EQ(run({"--help"}, &out, &err), 0);
+  EXPECT_NE(out.find("    pagetable page tables"), std::string::npos) << out;
+}
+
+TEST(Cli, RangeCheckedNumbers) {
+  cli::Command c = sample();
+  c.options.push_back({"repeats", 'r', "N", "repeats", "5"});
+  auto a = cli::parse(c, std::vector<std::string>{"t", "-r", "500"});
+  ASSERT_TRUE(a.ok());
+  auto r = a->get_u64_in("repeats", 1, 100);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message(), "--repeats 500 is out of range: expected 1..100");
+  EXPECT_EQ(*a->get_u64_in("repeats", 500, 500), 500u);
+  auto d = cli::parse(c, std::vector<std::string>{"t"});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(*d->get_u64_in("repeats", 1, 100), 5u);  // the default is range-checked the same way
+}
+
 TEST(RawgpuTool, EveryCommandHasHelp) {
   for (const cli::Command& c : tools::all_commands()) {
     EXPECT_FALSE(c.summary.empty()) << c.name;
     EXPECT_FALSE(c.description.empty()) << c.name;
     const std::string u = cli::usage("rawgpu", c);
     EXPECT_NE(u.find("usage: rawgpu " + c.name), std::string::npos);
+    for (const cli::Command& s : c.subcommands) {
+      EXPECT_FALSE(s.summary.empty()) << c.name << " " << s.name;
+      EXPECT_FALSE(s.description.empty()) << c.name << " " << s.name;
+      EXPECT_TRUE(s.run) << c.name << " " << s.name;
+      EXPECT_NE(cli::usage("rawgpu " + c.name, s).find("usage: rawgpu " + c.name + " " + s.name),
+                std::string::npos);
+    }
   }
 }
 

@@ -32,6 +32,16 @@ Result<uint64_t> Args::get_size(std::string_view name) const {
   return parse_size(*v).context(strformat("in --%.*s", static_cast<int>(name.size()), name.data()));
 }
 
+Result<uint64_t> Args::get_u64_in(std::string_view name, uint64_t min, uint64_t max) const {
+  const uint64_t v = RG_TRY(get_u64(name));
+  if (v < min || v > max)
+    return make_error(Errc::kInvalidArgument, "--%.*s %llu is out of range: expected %llu..%llu",
+                      static_cast<int>(name.size()), name.data(),
+                      static_cast<unsigned long long>(v), static_cast<unsigned long long>(min),
+                      static_cast<unsigned long long>(max));
+  return v;
+}
+
 struct Parser {
   static Result<Args> run(const Command& cmd, std::span<const std::string> argv) {
     Args args;
@@ -151,8 +161,7 @@ int run_command(const std::string& parent, const Command& c, std::span<const std
   const std::string path = parent + " " + c.name;
   if (!c.subcommands.empty()) {
     if (argv.empty()) {
-      io.err << path << ": which one? (" << names_of(c.subcommands) << ")\n\n"
-             << usage(parent, c);
+      io.err << path << ": which one? (" << names_of(c.subcommands) << ")\n\n" << usage(parent, c);
       return kExitUsage;
     }
     if (argv[0] == "--help" || argv[0] == "-h") {

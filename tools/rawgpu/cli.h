@@ -38,6 +38,9 @@ class Args {
   std::optional<std::string> get(std::string_view name) const;
   Result<uint64_t> get_u64(std::string_view name) const;
   Result<uint64_t> get_size(std::string_view name) const;  // accepts units: 16GiB
+  // get_u64 that also rejects values outside [min, max], naming the option and the range (a
+  // usage error: report it with kExitUsage before doing any work).
+  Result<uint64_t> get_u64_in(std::string_view name, uint64_t min, uint64_t max) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
   bool help_requested() const { return help_; }
 

@@ -221,8 +221,9 @@ int bench_pagetable(const cli::Args& args, cli::Io& io) {
 namespace {
 
 cli::Option json_option() { return {"json", 'j', "", "print JSON", ""}; }
-cli::Option repeats_option(const char* dflt) {
-  return {"repeats", 'r', "N", "timed repetitions (1..100); the median is reported", dflt};
+cli::Option repeats_option(const char* dflt, const char* range = "1..100") {
+  return {"repeats", 'r', "N",
+          std::string("timed repetitions (") + range + "); the median is reported", dflt};
 }
 
 cli::Command sub(std::string name, std::string summary, std::string description,
@@ -291,7 +292,8 @@ cli::Command bench_command() {
            {"device", 'd', "NAME", "device (cpu)", "cpu"},
            {"beam", 0, "K", "set RAWGPU_BEAM=K before compiling", ""},
            {"compare-blas", 0, "", "also time OpenBLAS cblas_sgemm on 2 threads", ""},
-           repeats_option("10"),
+           {"seed", 0, "N", "seed of the random inputs (default: a fresh one, printed)", ""},
+           repeats_option("10", "10..1000"),
            json_option()},
           bench_gemm),
       sub("compile", "compiler time per stage for a forward pass",
@@ -299,7 +301,7 @@ cli::Command bench_command() {
           "built with the Tensor API; compiles the kernels without running them.",
           {{"workload", 'w', "NAME", "mlp, resnet-block or transformer-block", ""},
            {"opt-level", 0, "N", "LLVM pipeline O0..O3", "3"},
-           repeats_option("5"),
+           repeats_option("5", "1..50"),
            json_option()},
           bench_compile),
   };

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "commands.h"
+#include "json_out.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/compiler/cpu.h"
 #include "rawgpu/compiler/opt.h"
@@ -132,17 +133,21 @@ int bench_compile(const cli::Args& args, cli::Io& io) {
     io.err << "rawgpu bench compile: " << e.to_string() << "\n";
     return 1;
   };
+  auto usage = [&](const std::string& msg) {
+    io.err << "rawgpu bench compile: " << msg << "\n";
+    return cli::kExitUsage;
+  };
   const auto workload = args.get("workload");
-  if (!workload) {
-    io.err << "rawgpu bench compile: --workload mlp|resnet-block|transformer-block is required\n";
-    return 2;
-  }
-  auto repeats = args.get_u64("repeats");
-  if (!repeats.ok()) return fail(repeats.error());
-  auto level = args.get_u64("opt-level");
-  if (!level.ok()) return fail(level.error());
-  if (*level > 3) return fail(make_error(Errc::kInvalidArgument, "--opt-level must be 0..3"));
-  const int reps = int(std::clamp<uint64_t>(*repeats, 1, 50));
+  if (!workload ||
+      (*workload != "mlp" && *workload != "resnet-block" && *workload != "transformer-block"))
+    return usage(workload ? "unknown workload '" + *workload +
+                                "' (mlp, resnet-block or transformer-block)"
+                          : "--workload mlp|resnet-block|transformer-block is required");
+  auto repeats = args.get_u64_in("repeats", 1, 50);
+  if (!repeats.ok()) return usage(repeats.error().message());
+  auto level = args.get_u64_in("opt-level", 0, 3);
+  if (!level.ok()) return usage(level.error().message());
+  const int reps = int(*repeats);
   std::vector<StageTimes> runs;
   for (int i = 0; i < reps; ++i) {
     auto r = run_once(*workload, int(*level));
@@ -161,10 +166,7 @@ int bench_compile(const cli::Args& args, cli::Io& io) {
                cg = med(&StageTimes::codegen_ms);
   const double front = sched + opt + lin + ir;
   if (args.flag("json")) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    llvm::json::OStream j(os, 2);
-    j.object([&] {
+    io.out << json_document("bench compile", [&](llvm::json::OStream& j) {
       j.attribute("workload", *workload);
       j.attribute("kernels", int64_t(runs[0].kernels));
       j.attribute("compiled_kernels", int64_t(runs[0].compiled));
@@ -176,10 +178,7 @@ int bench_compile(const cli::Args& args, cli::Io& io) {
       j.attribute("llvm_codegen_ms", cg);
       j.attribute("total_except_codegen_ms", front);
     });
-    os << "\n";
-    os.flush();
-    io.out << s;
-    return 0;
+    return cli::kExitOk;
   }
   io.out << strformat("%s: %zu kernels (%zu distinct compiled), median of %d, LLVM O%d\n",
                       workload->c_str(), runs[0].kernels, runs[0].compiled, reps, int(*level))

@@ -10,6 +10,7 @@
 #include <ctime>
 
 #include "commands.h"
+#include "json_out.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/compiler/gpu.h"
 #include "rawgpu/queues/amd_copy.h"
@@ -187,16 +188,16 @@ Result<EmuResult> run_matmul(sim::rdna::Target t, int repeats, unsigned threads)
 }  // namespace
 
 int bench_emulator(const cli::Args& args, cli::Io& io) {
-  auto repeats = args.get_u64("repeats");
+  auto repeats = args.get_u64_in("repeats", 1, 100);
   if (!repeats.ok()) {
-    io.err << "rawgpu bench emulator: " << repeats.error().to_string() << "\n";
-    return 2;
+    io.err << "rawgpu bench emulator: " << repeats.error().message() << "\n";
+    return cli::kExitUsage;
   }
-  const int reps = static_cast<int>(std::clamp<uint64_t>(*repeats, 1, 100));
-  auto threads = args.get_u64("threads");
+  const int reps = static_cast<int>(*repeats);
+  auto threads = args.get_u64_in("threads", 0, 256);
   if (!threads.ok()) {
-    io.err << "rawgpu bench emulator: " << threads.error().to_string() << "\n";
-    return 2;
+    io.err << "rawgpu bench emulator: " << threads.error().message() << "\n";
+    return cli::kExitUsage;
   }
   std::vector<EmuResult> results;
   for (auto t : {sim::rdna::Target::kGfx1100, sim::rdna::Target::kGfx1201}) {
@@ -208,8 +209,7 @@ int bench_emulator(const cli::Args& args, cli::Io& io) {
     results.push_back(*r);
   }
   for (auto t : {sim::rdna::Target::kGfx1100, sim::rdna::Target::kGfx1201}) {
-    auto r =
-        run_matmul(t, std::min(reps, 3), static_cast<unsigned>(std::min<uint64_t>(*threads, 256)));
+    auto r = run_matmul(t, std::min(reps, 3), static_cast<unsigned>(*threads));
     if (!r.ok()) {
       io.err << "rawgpu bench emulator: " << r.error().to_string() << "\n";
       return 1;
@@ -217,26 +217,24 @@ int bench_emulator(const cli::Args& args, cli::Io& io) {
     results.push_back(*r);
   }
   if (args.flag("json")) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    llvm::json::OStream j(os, 2);
-    j.array([&] {
-      for (const EmuResult& r : results) {
-        j.object([&] {
-          j.attribute("benchmark", r.benchmark);
-          j.attribute("target", r.target);
-          j.attribute("wave_instructions", static_cast<int64_t>(r.instructions));
-          j.attribute("seconds", r.seconds);
-          j.attribute("wave_instructions_per_second", r.per_second);
-          j.attribute("cpu_seconds", r.cpu_seconds);
-          j.attribute("wave_instructions_per_cpu_second", r.per_cpu_second);
-          j.attribute("threads", static_cast<int64_t>(r.threads));
-        });
-      }
+    io.out << json_document("bench emulator", [&](llvm::json::OStream& j) {
+      j.attribute("repeats", reps);
+      j.attribute("matmul_repeats", std::min(reps, 3));
+      j.attributeArray("results", [&] {
+        for (const EmuResult& r : results) {
+          j.object([&] {
+            j.attribute("benchmark", r.benchmark);
+            j.attribute("target", r.target);
+            j.attribute("wave_instructions", static_cast<int64_t>(r.instructions));
+            j.attribute("seconds", r.seconds);
+            j.attribute("wave_instructions_per_second", r.per_second);
+            j.attribute("cpu_seconds", r.cpu_seconds);
+            j.attribute("wave_instructions_per_cpu_second", r.per_cpu_second);
+            j.attribute("threads", static_cast<int64_t>(r.threads));
+          });
+        }
+      });
     });
-    os << "\n";
-    os.flush();
-    io.out << s;
   } else {
     for (const EmuResult& r : results) {
       if (r.benchmark != "alu_loop") {

@@ -8,11 +8,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "commands.h"
+#include "json_out.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/frontend/tensor.h"
 
@@ -100,13 +102,15 @@ Status check_result(const std::vector<double>& a, const std::vector<double>& b,
 int bench_gemm_impl(const cli::Args& args, cli::Io& io) {
   auto fail = [&](const Error& e) {
     io.err << "rawgpu bench gemm: " << e.to_string() << "\n";
-    return 1;
+    return cli::kExitFailure;
   };
-  auto nr = args.get_u64("n");
-  if (!nr.ok()) return fail(nr.error());
+  auto usage = [&](const std::string& msg) {
+    io.err << "rawgpu bench gemm: " << msg << "\n";
+    return cli::kExitUsage;
+  };
+  auto nr = args.get_u64_in("n", 1, 8192);
+  if (!nr.ok()) return usage(nr.error().message());
   const int64_t n = int64_t(*nr);
-  if (n < 1 || n > 8192)
-    return fail(make_error(Errc::kInvalidArgument, "--n %lld is not in 1..8192", (long long)n));
   const std::string dname = args.get("dtype").value_or("f32");
   DType dt;
   double tol;
@@ -120,27 +124,29 @@ int bench_gemm_impl(const cli::Args& args, cli::Io& io) {
     dt = DType::kBFloat16;
     tol = 5e-2;
   } else {
-    return fail(
-        make_error(Errc::kInvalidArgument, "--dtype %s: expected f32, f16 or bf16", dname.c_str()));
+    return usage("--dtype " + dname + ": expected f32, f16 or bf16");
   }
-  std::string device = args.get("device").value_or("cpu");
-  if (device.rfind("sim:", 0) == 0) device = "cpu";  // the bench-wide default is for `launch`
-  if (device != "cpu")
-    return fail(make_error(Errc::kUnsupported, "--device %s: gemm runs on the cpu device only",
-                           device.c_str()));
-  auto runs_r = args.get_u64("repeats");
-  if (!runs_r.ok()) return fail(runs_r.error());
-  const int runs = int(std::clamp<uint64_t>(*runs_r, 10, 1000));
+  const std::string device = args.get("device").value_or("cpu");
+  if (device != "cpu") return usage("--device " + device + ": gemm runs on the cpu device only");
+  auto runs_r = args.get_u64_in("repeats", 10, 1000);
+  if (!runs_r.ok()) return usage(runs_r.error().message());
+  const int runs = int(*runs_r);
+  std::optional<uint64_t> seed_arg;
+  if (args.get("seed")) {
+    auto sr = args.get_u64("seed");
+    if (!sr.ok()) return usage(sr.error().message());
+    seed_arg = *sr;
+  }
   if (auto beam = args.get("beam")) {
-    auto k = args.get_u64("beam");
-    if (!k.ok()) return fail(k.error());
+    auto k = args.get_u64_in("beam", 0, 64);
+    if (!k.ok()) return usage(k.error().message());
     // Read by the compiler when the CPU device compiles the kernel (BEAM search).
     setenv("RAWGPU_BEAM", std::to_string(*k).c_str(), 1);
   }
   const bool compare = args.flag("compare-blas");
 
-  // Fresh random inputs every invocation (the seed is printed).
-  const uint64_t seed = uint64_t(Clock::now().time_since_epoch().count());
+  // Fresh random inputs every invocation unless --seed is given (the seed is printed).
+  const uint64_t seed = seed_arg ? *seed_arg : uint64_t(Clock::now().time_since_epoch().count());
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> ha(size_t(n * n)), hb(size_t(n * n));
@@ -221,10 +227,7 @@ int bench_gemm_impl(const cli::Args& args, cli::Io& io) {
                            : beam && std::string(beam) != "0" ? strformat("beam %s", beam)
                                                               : std::string("heuristic");
   if (args.flag("json")) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    llvm::json::OStream j(os, 2);
-    j.object([&] {
+    io.out << json_document("bench gemm", [&](llvm::json::OStream& j) {
       j.attribute("n", n);
       j.attribute("dtype", std::string(compiler::dtype_name(dt)));
       j.attribute("device", device);
@@ -247,10 +250,7 @@ int bench_gemm_impl(const cli::Args& args, cli::Io& io) {
         }
       }
     });
-    os << "\n";
-    os.flush();
-    io.out << s;
-    return 0;
+    return cli::kExitOk;
   }
   io.out << strformat(
       "gemm %lldx%lldx%lld %s on %s (%s): %.2f GFLOPS (median %.3f ms of %d runs; first run "

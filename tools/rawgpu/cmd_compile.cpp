@@ -4,11 +4,15 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "commands.h"
+#include "json_out.h"
 #include "rawgpu/base/format.h"
+#include "rawgpu/base/progress.h"
 #include "rawgpu/compiler/gpu.h"
 
 namespace rawgpu::tools {
@@ -18,9 +22,13 @@ namespace fs = std::filesystem;
 using namespace rawgpu::compiler;
 
 Status write_file(const fs::path& p, std::string_view data) {
+  errno = 0;
   std::ofstream f(p, std::ios::binary);
   f.write(data.data(), std::streamsize(data.size()));
-  if (!f) return make_error(Errc::kIo, "cannot write %s", p.c_str());
+  f.close();
+  if (!f)
+    return make_error(Errc::kIo, "cannot write %s: %s", p.c_str(),
+                      errno != 0 ? std::strerror(errno) : "write failed");
   return ok_status();
 }
 
@@ -132,6 +140,197 @@ Status write_data(const fs::path& dir, const ProgramSpec& s, const char* binary_
   return write_file(dir / "launch.txt", launch);
 }
 
+struct Compiled {
+  std::string target, kernel, status, message, dir, binary_kind;
+  size_t binary_bytes = 0;
+  double compile_ms = 0;
+};
+
+// Every value is checked before anything is compiled or written: a bad target anywhere in the
+// list, an unknown example or a missing option is a usage error (exit 2) with no output.
+int run_compile(const cli::Args& args, cli::Io& io) {
+  const bool json = args.flag("json");
+  auto usage_error = [&](const std::string& msg) {
+    io.err << "rawgpu compile: " << msg << "\n";
+    return cli::kExitUsage;
+  };
+  if (args.flag("list")) {
+    Context ctx;
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (auto n : gpu_example_names()) {
+      auto e = gpu_example(ctx, n);
+      rows.emplace_back(std::string(n), e.ok() ? e->description : e.error().to_string());
+    }
+    if (json) {
+      io.out << json_document("compile", [&](llvm::json::OStream& j) {
+        j.attributeArray("examples", [&] {
+          for (const auto& [n, d] : rows)
+            j.object([&] {
+              j.attribute("name", n);
+              j.attribute("description", d);
+            });
+        });
+      });
+    } else {
+      for (const auto& [n, d] : rows) io.out << n << ": " << d << "\n";
+    }
+    return cli::kExitOk;
+  }
+  const auto targ = args.get("target");
+  const auto outdir = args.get("output");
+  const auto one = args.get("example");
+  if (!targ || targ->empty() || !outdir || outdir->empty() ||
+      (args.flag("all") == (one && !one->empty())))
+    return usage_error("needs --target T, -o DIR and one of --example NAME / --all");
+  std::vector<std::string> names;
+  if (*targ == "all") {
+    for (auto t : gpu_target_names()) names.emplace_back(t);
+  } else {
+    std::string_view rest = *targ;
+    for (;;) {
+      const size_t comma = rest.find(',');
+      names.emplace_back(rest.substr(0, comma));
+      if (comma == std::string_view::npos) break;
+      rest = rest.substr(comma + 1);
+    }
+  }
+  std::vector<GpuTarget> targets;
+  std::string known;
+  for (auto t : gpu_target_names()) known += (known.empty() ? "" : ", ") + std::string(t);
+  for (const std::string& n : names) {
+    if (n.empty()) return usage_error("--target '" + *targ + "' has an empty entry");
+    if (std::count(names.begin(), names.end(), n) > 1)
+      return usage_error("--target names " + n + " twice");
+    auto target = gpu_target(n);
+    if (!target.ok())
+      return usage_error("--target " + n + ": " + target.error().message() + " (known: " + known +
+                         ", all)");
+    targets.push_back(*target);
+  }
+  std::vector<std::string> examples;
+  if (args.flag("all")) {
+    for (auto n : gpu_example_names()) examples.emplace_back(n);
+  } else {
+    Context ctx;
+    if (auto ex = gpu_example(ctx, *one); !ex.ok())
+      return usage_error("--example " + *one + ": " + ex.error().message() +
+                         " ('rawgpu compile --list' lists them)");
+    examples.push_back(*one);
+  }
+  std::vector<Compiled> done;
+  int failures = 0;
+  Progress progress("compiling", targets.size() * examples.size());
+  for (size_t ti = 0; ti < targets.size(); ++ti) {
+    const GpuTarget& target = targets[ti];
+    const std::string& tname = names[ti];
+    std::vector<double> totals;
+    for (const std::string& name : examples) {
+      progress.update(done.size(), name + " for " + tname);
+      Compiled row{tname, name, "ok", "", "", "", 0, 0};
+      Context ctx;
+      auto ex = gpu_example(ctx, name);
+      if (!ex.ok()) {
+        io.err << "rawgpu compile: " << ex.error().to_string() << "\n";
+        return cli::kExitFailure;
+      }
+      auto spec = compile_gpu(ex->sink, name, target, ex->options);
+      if (!spec.ok() && target.arch == GpuArch::kHost && spec.error().is(Errc::kUnsupported)) {
+        // Kernels written with launch ids / local memory have no host form.
+        row.status = "skipped";
+        row.message = spec.error().message();
+        if (!json) {
+          progress.finish();
+          io.out << strformat("%-8s %-12s skipped: %s\n", tname.c_str(), name.c_str(),
+                              row.message.c_str());
+        }
+        done.push_back(row);
+        continue;
+      }
+      if (!spec.ok()) {
+        progress.finish();
+        io.err << "rawgpu compile: " << name << " for " << tname << ": " << spec.error().to_string()
+               << "\n";
+        row.status = "failed";
+        row.message = spec.error().to_string();
+        done.push_back(row);
+        ++failures;
+        continue;
+      }
+      const ProgramSpec& s = *spec;
+      const fs::path dir = fs::path(*outdir) / tname / name;
+      std::error_code ec;
+      fs::create_directories(dir, ec);
+      Status st =
+          ec ? make_error(Errc::kIo, "cannot create %s: %s", dir.c_str(), ec.message().c_str())
+             : ok_status();
+      if (st.ok()) st = write_file(dir / "kernel.ll", s.llvm_ir);
+      if (st.ok())
+        st = write_file(dir / (std::string("kernel.") + asm_ext(target.arch)), s.assembly);
+      if (st.ok() && bin_ext(s))
+        st = write_file(
+            dir / (std::string("kernel.") + bin_ext(s)),
+            std::string_view(reinterpret_cast<const char*>(s.binary.data()), s.binary.size()));
+      if (st.ok()) st = write_file(dir / "summary.json", summary_json(s));
+      if (st.ok() && args.flag("data") && target.arch != GpuArch::kHost && bin_ext(s))
+        st = write_data(dir, s, (std::string("kernel.") + bin_ext(s)).c_str());
+      if (!st.ok()) {
+        progress.finish();
+        io.err << "rawgpu compile: " << st.error().to_string() << "\n";
+        return cli::kExitFailure;
+      }
+      totals.push_back(s.times.total());
+      row.dir = dir.string();
+      row.binary_kind = s.binary_kind;
+      row.binary_bytes = s.binary.size();
+      row.compile_ms = s.times.total();
+      done.push_back(row);
+      if (json) continue;
+      progress.finish();
+      io.out << strformat(
+          "%-8s %-12s global %lldx%lldx%lld local %lldx%lldx%lld  %-11s %6zu B  kernarg %u  "
+          "local %u B  %s  %.1f ms\n",
+          tname.c_str(), name.c_str(), (long long)s.gpu.global[0], (long long)s.gpu.global[1],
+          (long long)s.gpu.global[2], (long long)s.gpu.local[0], (long long)s.gpu.local[1],
+          (long long)s.gpu.local[2], s.binary_kind.c_str(), s.binary.size(), s.loaded.kernarg_bytes,
+          s.loaded.local_bytes,
+          target.arch == GpuArch::kAmd
+              ? strformat("%u SGPR %u VGPR", s.loaded.sgprs, s.loaded.vgprs).c_str()
+              : strformat("%u regs", s.loaded.registers).c_str(),
+          s.times.total());
+    }
+    if (totals.size() > 1 && !json) {
+      std::sort(totals.begin(), totals.end());
+      const size_t n = totals.size();
+      const double med = n % 2 ? totals[n / 2] : (totals[n / 2 - 1] + totals[n / 2]) / 2;
+      progress.finish();
+      io.out << strformat("%-8s median compile time per kernel: %.1f ms (%zu kernels)\n",
+                          tname.c_str(), med, n);
+    }
+  }
+  progress.finish();
+  if (json) {
+    io.out << json_document("compile", [&](llvm::json::OStream& j) {
+      j.attribute("output", *outdir);
+      j.attribute("failures", failures);
+      j.attributeArray("kernels", [&] {
+        for (const Compiled& r : done)
+          j.object([&] {
+            j.attribute("target", r.target);
+            j.attribute("kernel", r.kernel);
+            j.attribute("status", r.status);
+            if (!r.message.empty()) j.attribute("message", r.message);
+            if (r.status != "ok") return;
+            j.attribute("directory", r.dir);
+            j.attribute("binary_kind", r.binary_kind);
+            j.attribute("binary_bytes", int64_t(r.binary_bytes));
+            j.attribute("compile_ms", r.compile_ms);
+          });
+      });
+    });
+  }
+  return failures ? cli::kExitFailure : cli::kExitOk;
+}
+
 }  // namespace
 
 cli::Command compile_command() {
@@ -157,109 +356,8 @@ cli::Command compile_command() {
        "run them with scripts/device/cuda_check.sh)",
        ""},
   };
-  c.run = [](const cli::Args& args, cli::Io& io) {
-    if (args.flag("list")) {
-      Context ctx;
-      for (auto n : gpu_example_names()) {
-        auto e = gpu_example(ctx, n);
-        io.out << n << ": " << (e.ok() ? e->description : e.error().to_string()) << "\n";
-      }
-      return 0;
-    }
-    const auto targ = args.get("target");
-    const auto outdir = args.get("output");
-    const auto one = args.get("example");
-    if (!targ || targ->empty() || !outdir || outdir->empty() ||
-        (args.flag("all") == (one && !one->empty()))) {
-      io.err << "rawgpu compile: needs --target T, -o DIR and one of --example NAME / --all\n";
-      return 2;
-    }
-    std::vector<std::string> targets;
-    if (*targ == "all") {
-      for (auto t : gpu_target_names()) targets.emplace_back(t);
-    } else {
-      std::string_view rest = *targ;
-      while (!rest.empty()) {
-        const size_t comma = rest.find(',');
-        targets.emplace_back(rest.substr(0, comma));
-        rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
-      }
-    }
-    std::vector<std::string> names;
-    if (args.flag("all"))
-      for (auto n : gpu_example_names()) names.emplace_back(n);
-    else
-      names.push_back(*one);
-    int failures = 0;
-    for (const std::string& tname : targets) {
-      auto target = gpu_target(tname);
-      if (!target.ok()) {
-        io.err << "rawgpu compile: " << target.error().to_string() << "\n";
-        return 2;
-      }
-      std::vector<double> totals;
-      for (const std::string& name : names) {
-        Context ctx;
-        auto ex = gpu_example(ctx, name);
-        if (!ex.ok()) {
-          io.err << "rawgpu compile: " << ex.error().to_string() << "\n";
-          return 2;
-        }
-        auto spec = compile_gpu(ex->sink, name, *target, ex->options);
-        if (!spec.ok() && target->arch == GpuArch::kHost && spec.error().is(Errc::kUnsupported)) {
-          // Kernels written with launch ids / local memory have no host form.
-          io.out << strformat("%-8s %-12s skipped: %s\n", tname.c_str(), name.c_str(),
-                              spec.error().message().c_str());
-          continue;
-        }
-        if (!spec.ok()) {
-          io.err << "rawgpu compile: " << name << " for " << tname << ": "
-                 << spec.error().to_string() << "\n";
-          ++failures;
-          continue;
-        }
-        const ProgramSpec& s = *spec;
-        const fs::path dir = fs::path(*outdir) / tname / name;
-        std::error_code ec;
-        fs::create_directories(dir, ec);
-        Status st = ec ? make_error(Errc::kIo, "cannot create %s", dir.c_str()) : ok_status();
-        if (st.ok()) st = write_file(dir / "kernel.ll", s.llvm_ir);
-        if (st.ok())
-          st = write_file(dir / (std::string("kernel.") + asm_ext(target->arch)), s.assembly);
-        if (st.ok() && bin_ext(s))
-          st = write_file(
-              dir / (std::string("kernel.") + bin_ext(s)),
-              std::string_view(reinterpret_cast<const char*>(s.binary.data()), s.binary.size()));
-        if (st.ok()) st = write_file(dir / "summary.json", summary_json(s));
-        if (st.ok() && args.flag("data") && target->arch != GpuArch::kHost && bin_ext(s))
-          st = write_data(dir, s, (std::string("kernel.") + bin_ext(s)).c_str());
-        if (!st.ok()) {
-          io.err << "rawgpu compile: " << st.error().to_string() << "\n";
-          return 1;
-        }
-        totals.push_back(s.times.total());
-        io.out << strformat(
-            "%-8s %-12s global %lldx%lldx%lld local %lldx%lldx%lld  %-11s %6zu B  kernarg %u  "
-            "local %u B  %s  %.1f ms\n",
-            tname.c_str(), name.c_str(), (long long)s.gpu.global[0], (long long)s.gpu.global[1],
-            (long long)s.gpu.global[2], (long long)s.gpu.local[0], (long long)s.gpu.local[1],
-            (long long)s.gpu.local[2], s.binary_kind.c_str(), s.binary.size(),
-            s.loaded.kernarg_bytes, s.loaded.local_bytes,
-            target->arch == GpuArch::kAmd
-                ? strformat("%u SGPR %u VGPR", s.loaded.sgprs, s.loaded.vgprs).c_str()
-                : strformat("%u regs", s.loaded.registers).c_str(),
-            s.times.total());
-      }
-      if (totals.size() > 1) {
-        std::sort(totals.begin(), totals.end());
-        const size_t n = totals.size();
-        const double med = n % 2 ? totals[n / 2] : (totals[n / 2 - 1] + totals[n / 2]) / 2;
-        io.out << strformat("%-8s median compile time per kernel: %.1f ms (%zu kernels)\n",
-                            tname.c_str(), med, n);
-      }
-    }
-    return failures ? 1 : 0;
-  };
+  c.options.push_back({"json", 'j', "", "print one JSON document instead of text", ""});
+  c.run = run_compile;
   return c;
 }
 

@@ -1,12 +1,16 @@
 // `rawgpu demo`: a small MLP and a conv block from random weights, run through the tensor
 // compiler on the host CPU (LLVM ORC JIT) or, with --device sim:gfx1100|sim:gfx1201, as AMDGPU
 // code objects on the simulated GPU (RDNA emulator), checked against plain C++ reference loops.
+#include <llvm/Support/JSON.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <sstream>
 #include <vector>
 
 #include "commands.h"
+#include "json_out.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
 #include "rawgpu/compiler/cpu.h"
@@ -106,11 +110,19 @@ void print_opcode_stats(const sim::rdna::Emulator& emu, cli::Io& io) {
                         100.0 * double(h.count) / double(total ? total : 1), h.info->mnemonic);
 }
 
-Result<int> run_demo(const cli::Args& args, cli::Io& io) {
-  const uint64_t seed = RG_TRY(args.get_u64("seed"));
-  const std::string device = args.get("device").value_or("cpu");
-  frontend::register_sim_devices();
-  frontend::Device* dev = RG_TRY(frontend::get_device(device));
+struct Workload {
+  std::string name;
+  uint64_t kernels = 0;
+  size_t compiled = 0;
+  double first_ms = 0, cached_ms = 0, gflops = 0, max_error = 0;
+  bool ok = false;
+};
+
+// `out` receives the text report (a discarding stream under --json); the measurements also go
+// to `report`.
+Result<int> run_demo(const cli::Args& args, uint64_t seed, const std::string& device,
+                     frontend::Device* dev, std::ostream& out, std::vector<Workload>& report) {
+  cli::Io io{out, out};
   RG_TRY(frontend::set_default_device(device));
   struct RestoreDefault {
     ~RestoreDefault() { (void)frontend::set_default_device("cpu"); }
@@ -180,6 +192,8 @@ Result<int> run_demo(const cli::Args& args, cli::Io& io) {
   for (int j = 0; j < 5; ++j) io.out << strformat(" %.4f", hy[size_t(j)]);
   io.out << "\n";
   ok = ok && e1 <= kTol;
+  report.push_back(
+      {"mlp", mlp_kernels, compiled, first, cached, flops / (cached * 1e6), e1, e1 <= kTol});
 
   // ---- conv block: 2x3x16x16, conv 3->8 3x3 pad 1 + bias + relu, 2x2 max pool ----
   const int64_t N = 2, C = 3, H = 16, W = 16, O = 8;
@@ -207,6 +221,8 @@ Result<int> run_demo(const cli::Args& args, cli::Io& io) {
       static_cast<unsigned long long>(conv_kernels), ccompiled, cfirst, ccached,
       cflops / (ccached * 1e6), e2, e2 <= kTol ? "ok" : "MISMATCH");
   ok = ok && e2 <= kTol;
+  report.push_back({"conv_block", conv_kernels, ccompiled, cfirst, ccached,
+                    cflops / (ccached * 1e6), e2, e2 <= kTol});
   io.out << strformat("compile cache: %zu kernels, %llu hits\n", rt.cache_size(),
                       static_cast<unsigned long long>(rt.cache_hits()));
   if (emu && stats) print_opcode_stats(*emu, io);
@@ -239,12 +255,52 @@ cli::Command demo_command() {
                {.name = "stats",
                 .metavar = "",
                 .help = "simulated devices: executed wave instructions per opcode",
+                .default_value = ""},
+               {.name = "json",
+                .short_name = 'j',
+                .metavar = "",
+                .help = "print JSON (the measurements and checks, without --stats' table)",
                 .default_value = ""}};
   c.run = [](const cli::Args& args, cli::Io& io) {
-    auto r = run_demo(args, io);
+    auto seed = args.get_u64("seed");
+    if (!seed.ok()) {
+      io.err << "rawgpu demo: " << seed.error().message() << "\n";
+      return cli::kExitUsage;
+    }
+    const std::string device = args.get("device").value_or("cpu");
+    frontend::register_sim_devices();
+    auto dev = frontend::get_device(device);
+    if (!dev.ok()) {
+      io.err << "rawgpu demo: --device " << device << ": " << dev.error().message() << "\n";
+      return cli::kExitUsage;
+    }
+    const bool json = args.flag("json");
+    std::ostringstream discard;
+    std::vector<Workload> report;
+    auto r = run_demo(args, *seed, device, *dev, json ? discard : io.out, report);
     if (!r.ok()) {
       io.err << "rawgpu demo: " << r.error().to_string() << "\n";
-      return 1;
+      return cli::kExitFailure;
+    }
+    if (json) {
+      io.out << json_document("demo", [&](llvm::json::OStream& j) {
+        j.attribute("device", device);
+        j.attribute("seed", static_cast<int64_t>(*seed));
+        j.attribute("ok", *r == 0);
+        j.attributeArray("workloads", [&] {
+          for (const Workload& w : report)
+            j.object([&] {
+              j.attribute("name", w.name);
+              j.attribute("kernels", static_cast<int64_t>(w.kernels));
+              j.attribute("compiled", static_cast<int64_t>(w.compiled));
+              j.attribute("first_run_ms", w.first_ms);
+              j.attribute("cached_run_ms", w.cached_ms);
+              j.attribute("gflops", w.gflops);
+              j.attribute("max_rel_error", w.max_error);
+              j.attribute("ok", w.ok);
+            });
+        });
+      });
     }
     return *r;
   };

@@ -1,7 +1,10 @@
+#include <llvm/Support/JSON.h>
+
 #include <filesystem>
 
 #include "commands.h"
 #include "environment.h"
+#include "json_out.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/poll.h"
 
@@ -98,23 +101,44 @@ cli::Command selfcheck_command() {
       "Runs quick checks of the environment: LLVM targets, PCI enumeration, VFIO/IOMMU,\n"
       "the deadline timer, ptxas and firmware packages. Optional parts that are absent are\n"
       "SKIPPED with a hint; the exit code is 1 if any check FAILED.";
-  c.run = [](const cli::Args&, cli::Io& io) {
+  c.options = {{"json", 'j', "", "print JSON", ""}};
+  c.run = [](const cli::Args& args, cli::Io& io) {
     std::vector<Check> checks = {check_llvm(), check_pci(), check_vfio(), check_timer(),
                                  check_ptxas()};
     for (Check& f : check_firmware_sets()) checks.push_back(std::move(f));
     int passed = 0, failed = 0, skipped = 0;
+    for (const Check& ch : checks) {
+      passed += ch.outcome == Outcome::kPass;
+      failed += ch.outcome == Outcome::kFail;
+      skipped += ch.outcome == Outcome::kSkip;
+    }
+    if (args.flag("json")) {
+      io.out << json_document("selfcheck", [&](llvm::json::OStream& j) {
+        j.attributeArray("checks", [&] {
+          for (const Check& ch : checks)
+            j.object([&] {
+              j.attribute("name", ch.name);
+              j.attribute("outcome", ch.outcome == Outcome::kPass   ? "pass"
+                                     : ch.outcome == Outcome::kFail ? "fail"
+                                                                    : "skipped");
+              j.attribute("detail", ch.detail);
+            });
+        });
+        j.attribute("passed", passed);
+        j.attribute("failed", failed);
+        j.attribute("skipped", skipped);
+      });
+      return failed == 0 ? cli::kExitOk : cli::kExitFailure;
+    }
     for (const Check& ch : checks) {
       const char* tag = ch.outcome == Outcome::kPass   ? "PASS   "
                         : ch.outcome == Outcome::kFail ? "FAIL   "
                                                        : "SKIPPED";
       io.out << "  " << tag << " " << ch.name
              << std::string(10 - std::min<size_t>(9, ch.name.size()), ' ') << ch.detail << "\n";
-      passed += ch.outcome == Outcome::kPass;
-      failed += ch.outcome == Outcome::kFail;
-      skipped += ch.outcome == Outcome::kSkip;
     }
     io.out << strformat("selfcheck: %d ok, %d failed, %d skipped\n", passed, failed, skipped);
-    return failed == 0 ? 0 : 1;
+    return failed == 0 ? cli::kExitOk : cli::kExitFailure;
   };
   return c;
 }

@@ -4,10 +4,13 @@ extern "C" {
 #include <pci/pci.h>
 }
 
+#include <llvm/Support/JSON.h>
+
 #include <sstream>
 
 #include "commands.h"
 #include "environment.h"
+#include "json_out.h"
 #include "rawgpu/base/format.h"
 #include "version.h"
 
@@ -37,31 +40,71 @@ cli::Command version_command() {
   c.description =
       "Prints rawgpu's version and build, the LLVM it links and its targets, libpci and libusb\n"
       "versions, and which optional tools (ptxas) and firmware packages are present.";
-  c.run = [](const cli::Args&, cli::Io& io) {
+  c.options = {{"json", 'j', "", "print JSON", ""}};
+  c.run = [](const cli::Args& args, cli::Io& io) {
+    const libusb_version* uv = libusb_get_version();
+    const std::string libpci = strformat("%d.%d.%d", PCI_LIB_VERSION >> 16,
+                                         (PCI_LIB_VERSION >> 8) & 0xff, PCI_LIB_VERSION & 0xff);
+    const std::string libusb = strformat("%u.%u.%u", uv->major, uv->minor, uv->micro);
+    const auto ptxas = find_ptxas();
+    const std::vector<FirmwareSet> firmware = check_firmware();
+    auto firmware_state = [](const FirmwareSet& s) -> std::string {
+      if (s.missing.empty()) return "present";
+      if (s.missing.size() == s.files.size()) return "not installed";
+      return "incomplete";
+    };
+    if (args.flag("json")) {
+      io.out << json_document("version", [&](llvm::json::OStream& j) {
+        j.attribute("rawgpu", RAWGPU_VERSION);
+        j.attribute("build", version_line());
+        j.attribute("llvm", llvm_version());
+        j.attributeArray("llvm_targets", [&] {
+          for (const std::string& t : llvm_built_targets()) j.value(t);
+        });
+        j.attribute("libpci", libpci);
+        j.attribute("libusb", libusb);
+        if (ptxas)
+          j.attributeObject("ptxas", [&] {
+            j.attribute("path", ptxas->path);
+            j.attribute("version", ptxas->version);
+          });
+        else
+          j.attribute("ptxas", nullptr);
+        j.attributeArray("firmware", [&] {
+          for (const FirmwareSet& s : firmware)
+            j.object([&] {
+              j.attribute("name", s.name);
+              j.attribute("package", s.package);
+              j.attribute("state", firmware_state(s));
+              if (!s.missing.empty()) j.attribute("first_missing", s.missing.front());
+            });
+        });
+      });
+      return cli::kExitOk;
+    }
     io.out << version_line() << "\n";
     std::string targets;
     for (const std::string& t : llvm_built_targets()) targets += (targets.empty() ? "" : " ") + t;
     io.out << "LLVM " << llvm_version() << " (targets: " << targets << ")\n";
-    io.out << strformat("libpci %d.%d.%d\n", PCI_LIB_VERSION >> 16, (PCI_LIB_VERSION >> 8) & 0xff,
-                        PCI_LIB_VERSION & 0xff);
-    const libusb_version* uv = libusb_get_version();
-    io.out << strformat("libusb %u.%u.%u\n", uv->major, uv->minor, uv->micro);
-    if (auto ptxas = find_ptxas())
+    io.out << "libpci " << libpci << "\n";
+    io.out << "libusb " << libusb << "\n";
+    if (ptxas)
       io.out << "ptxas: " << ptxas->path
              << (ptxas->version.empty() ? "" : " (" + ptxas->version + ")") << "\n";
     else
       io.out << "ptxas: not found (NVPTX output stays PTX; install CUDA or nvidia-cuda-toolkit)\n";
-    for (const FirmwareSet& s : check_firmware()) {
+    for (const FirmwareSet& s : firmware) {
       io.out << "firmware " << s.name << ": ";
-      if (s.missing.empty())
+      const std::string state = firmware_state(s);
+      if (state == "present")
         io.out << "present\n";
-      else if (s.missing.size() == s.files.size())
+      else if (state == "not installed")
         io.out << "not installed (Debian package " << s.package << ")\n";
       else
         io.out << "incomplete, missing " << s.missing.front() << " (Debian package " << s.package
                << ")\n";
     }
-    return 0;
+    return cli::kExitOk;
   };
   return c;
 }

@@ -12,6 +12,8 @@ namespace rawgpu::tools {
 std::vector<cli::Command> all_commands();
 // "rawgpu 0.x (C++20, gcc 12.2.0, release)": the first line of `rawgpu version`, and `--version`.
 std::string version_line();
+// The end of `rawgpu --help`: environment variables, RAWGPU_DEBUG tags, exit codes.
+std::string environment_help();
 
 cli::Command list_command();
 cli::Command version_command();

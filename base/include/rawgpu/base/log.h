@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,15 +27,27 @@ constexpr int kMaxLevel = 5;
 struct Config {
   int global_level = 0;
   std::vector<std::pair<std::string, int>> tag_levels;  // overrides, later entries win
+  std::vector<std::string> unknown_tags;                // tags no subsystem logs under
   int max_level() const;                                // the highest level anything is enabled at
 };
 
-// Parses a RAWGPU_DEBUG value. Levels are 0..5; tags are [a-z0-9_.-]+.
+// The tags rawgpu's subsystems log under, with what each covers (`rawgpu --help` lists them;
+// a test checks every tag used in the tree is here).
+struct Tag {
+  std::string_view name;
+  std::string_view covers;
+};
+std::span<const Tag> known_tags();
+bool is_known_tag(std::string_view tag);
+
+// Parses a RAWGPU_DEBUG value. Levels are 0..5; tags are [a-z0-9_.-]+. A well-formed tag that is
+// not in known_tags() is kept (it costs nothing) and also listed in Config::unknown_tags.
 Result<Config> parse_config(std::string_view spec);
 
 // Replaces the active configuration (tests; tools with a --debug flag).
 void set_config(Config config);
-// (Re)reads RAWGPU_DEBUG; a malformed value is reported once as a warning and ignored.
+// (Re)reads RAWGPU_DEBUG; a malformed value is reported once as a warning and ignored, and each
+// unknown tag is named in a warning that lists the known ones.
 void configure_from_env();
 const Config& config();
 

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""The `rawgpu` tool's conventions, checked on the real binary: exit status 0 on success, 1 when
+the work failed, 2 for a bad command line (and then nothing was done); `--version`; every
+`--json` is one object whose first members are "schema" and "command".
+
+usage: check_cli.py RAWGPU_EXE
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+exe = sys.argv[1]
+failures = []
+
+
+def run(args, timeout=120):
+    return subprocess.run([exe] + args, capture_output=True, text=True, timeout=timeout)
+
+
+def expect(args, code, err_has="", out_has=""):
+    p = run(args)
+    where = "rawgpu " + " ".join(args)
+    if p.returncode != code:
+        failures.append(f"{where}: exit {p.returncode}, expected {code}\n{p.stderr[-2000:]}")
+    elif err_has and err_has not in p.stderr:
+        failures.append(f"{where}: stderr lacks {err_has!r}:\n{p.stderr[-2000:]}")
+    elif out_has and out_has not in p.stdout:
+        failures.append(f"{where}: stdout lacks {out_has!r}:\n{p.stdout[-2000:]}")
+    return p
+
+
+def expect_json(args, command, keys):
+    p = run(args)
+    where = "rawgpu " + " ".join(args)
+    if p.returncode != 0:
+        failures.append(f"{where}: exit {p.returncode}\n{p.stderr[-2000:]}")
+        return None
+    try:
+        doc = json.loads(p.stdout)
+    except json.JSONDecodeError as e:
+        failures.append(f"{where}: not one JSON document: {e}\n{p.stdout[:2000]}")
+        return None
+    if not isinstance(doc, dict) or list(doc)[:2] != ["schema", "command"]:
+        failures.append(f"{where}: the document does not start with schema and command")
+    elif doc["schema"] != 1 or doc["command"] != command:
+        failures.append(f"{where}: schema {doc['schema']!r}, command {doc['command']!r}")
+    missing = [k for k in keys if k not in doc]
+    if missing:
+        failures.append(f"{where}: missing members {missing}")
+    return doc
+
+
+# Help, version, dispatch.
+p = expect(["--version"], 0)
+if not p.stdout.startswith("rawgpu "):
+    failures.append(f"--version printed {p.stdout!r}")
+expect(["--help"], 0, out_has="environment:")
+expect([], 2)
+expect(["frobnicate"], 2, err_has="unknown command 'frobnicate'")
+expect(["--version", "x"], 2)
+expect(["bench"], 2, err_has="which one?")
+expect(["bench", "nope"], 2, err_has="unknown bench command 'nope'")
+expect(["bench", "--help"], 0, out_has="usage: rawgpu bench COMMAND")
+expect(["help", "bench", "tlsf"], 0, out_has="usage: rawgpu bench tlsf")
+expect(["bench", "tlsf", "--help"], 0, out_has="--trace FILE")
+expect(["help", "bench", "nope"], 2)
+# An option of another benchmark is an error, not silently ignored.
+expect(["bench", "pagetable", "--trace", "x"], 2, err_has="unknown option '--trace'")
+expect(["bench", "tlsf", "--format", "gfx9"], 2, err_has="unknown option '--format'")
+expect(["bench", "gemm", "--workload", "mlp"], 2)
+
+# Values are validated before any work starts.
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "out")
+    expect(["compile", "--target", "gfx1100,gfx9999", "--all", "-o", out], 2,
+           err_has="--target gfx9999")
+    if os.path.exists(out):
+        failures.append("compile --target gfx1100,gfx9999 wrote output before failing")
+    expect(["compile", "--target", "gfx1100,", "--all", "-o", out], 2, err_has="empty entry")
+    expect(["compile", "--target", "gfx1100,gfx1100", "--all", "-o", out], 2, err_has="twice")
+    expect(["compile", "--target", "gfx1100", "--example", "nope", "-o", out], 2,
+           err_has="--example nope")
+    expect(["compile", "--target", "gfx1100", "-o", out], 2)
+    if os.path.exists(out):
+        failures.append("a rejected compile command created its output directory")
+    doc = expect_json(["compile", "--target", "gfx1100,host", "--example", "elementwise", "-o",
+                       out, "--json"], "compile", ["output", "failures", "kernels"])
+    if doc and [k["target"] for k in doc["kernels"]] != ["gfx1100", "host"]:
+        failures.append(f"compile --json kernels: {doc['kernels']}")
+    # A runtime failure (cannot write) is exit 1, with the OS's reason.
+    expect(["compile", "--target", "gfx1100", "--example", "elementwise", "-o",
+            "/proc/rawgpu-no"], 1, err_has="No such file or directory")
+expect(["demo", "--device", "sim:gfx9"], 2, err_has="known: cpu")
+expect(["demo", "--seed", "x"], 2)
+expect(["bench", "emulator", "--repeats", "0"], 2, err_has="expected 1..100")
+expect(["bench", "emulator", "--threads", "999"], 2, err_has="expected 0..256")
+expect(["bench", "compile", "--workload", "nope"], 2, err_has="unknown workload")
+expect(["bench", "compile", "--workload", "mlp", "--opt-level", "4"], 2, err_has="0..3")
+expect(["bench", "gemm", "--dtype", "f64"], 2, err_has="expected f32, f16 or bf16")
+expect(["bench", "gemm", "--n", "0"], 2, err_has="expected 1..8192")
+expect(["bench", "gemm", "--repeats", "5"], 2, err_has="expected 10..1000")
+expect(["bench", "gemm", "--device", "sim:gfx1100"], 2, err_has="cpu device only")
+
+# One JSON shape everywhere.
+expect_json(["version", "--json"], "version", ["rawgpu", "llvm", "llvm_targets", "firmware"])
+expect_json(["selfcheck", "--json"], "selfcheck", ["checks", "passed", "failed", "skipped"])
+expect_json(["compile", "--list", "--json"], "compile", ["examples"])
+doc = expect_json(["demo", "--json"], "demo", ["device", "seed", "ok", "workloads"])
+if doc and not doc["ok"]:
+    failures.append("demo --json reported a mismatch")
+doc = expect_json(["bench", "gemm", "--n", "32", "--seed", "7", "--json"], "bench gemm",
+                  ["n", "gflops", "seed"])
+if doc and doc["seed"] != 7:
+    failures.append(f"bench gemm --seed 7 used seed {doc['seed']}")
+
+for f in failures:
+    print("FAIL:", f)
+print(f"check_cli: {len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
