@@ -3,7 +3,9 @@
 #include "rawgpu/compiler/gpu.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -629,7 +631,8 @@ Result<ProgramSpec> compile_gpu(Ref sink, std::string_view name, const GpuTarget
       namespace fs = std::filesystem;
       std::string tmpl = (fs::temp_directory_path() / "rawgpu-ptxas-XXXXXX").string();
       if (!::mkdtemp(tmpl.data()))
-        return make_error(Errc::kIo, "ptxas: cannot create a temporary directory");
+        return make_error(Errc::kIo, "ptxas: cannot create a temporary directory in %s: %s",
+                          fs::temp_directory_path().c_str(), std::strerror(errno));
       struct Cleanup {
         fs::path d;
         ~Cleanup() {
@@ -638,7 +641,14 @@ Result<ProgramSpec> compile_gpu(Ref sink, std::string_view name, const GpuTarget
         }
       } cleanup{tmpl};
       const std::string in = tmpl + "/k.ptx", outp = tmpl + "/k.cubin";
-      std::ofstream(in) << s.assembly;
+      {
+        std::ofstream f(in);
+        f << s.assembly;
+        f.close();
+        if (!f)
+          return make_error(Errc::kIo, "ptxas: cannot write %s: %s", in.c_str(),
+                            std::strerror(errno));
+      }
       t0 = std::chrono::steady_clock::now();
       auto r = RG_TRY(run_command({ptxas, "-arch=" + target.name, "-O3", "-v", in, "-o", outp},
                                   {.timeout = std::chrono::milliseconds(60000)}));

@@ -19,8 +19,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -191,8 +193,8 @@ Result<std::vector<uint8_t>> lld_link_amdgpu(const std::vector<uint8_t>& object)
   // lld reads inputs from paths and renames a temporary next to its output: a private dir.
   std::string tmpl = (fs::temp_directory_path() / "rawgpu-lld-XXXXXX").string();
   if (!::mkdtemp(tmpl.data()))
-    return make_error(Errc::kIo, "lld: cannot create a temporary directory in %s",
-                      fs::temp_directory_path().c_str());
+    return make_error(Errc::kIo, "lld: cannot create a temporary directory in %s: %s",
+                      fs::temp_directory_path().c_str(), std::strerror(errno));
   const fs::path dir = tmpl;
   struct Cleanup {
     fs::path d;
@@ -205,7 +207,9 @@ Result<std::vector<uint8_t>> lld_link_amdgpu(const std::vector<uint8_t>& object)
   {
     std::ofstream f(in, std::ios::binary);
     f.write(reinterpret_cast<const char*>(object.data()), std::streamsize(object.size()));
-    if (!f) return make_error(Errc::kIo, "lld: cannot write %s", in.c_str());
+    f.close();
+    if (!f)
+      return make_error(Errc::kIo, "lld: cannot write %s: %s", in.c_str(), std::strerror(errno));
   }
   const char* args[] = {"ld.lld", "-shared", "--no-undefined", in.c_str(), "-o", out.c_str()};
   std::string log;
