@@ -548,6 +548,18 @@ Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes, CodeObjectP
   }
 
   // Metadata note (PT_NOTE segments, or SHT_NOTE sections when there are no notes segments).
+  // Disjoint note segments hold at most the file; overlapping ones would be walked again and
+  // again (quadratic in the file size): refused before any is walked.
+  uint64_t note_bytes = 0;
+  for (const auto& ph : phdrs) {
+    if (ph.p_type != llvm::ELF::PT_NOTE) continue;
+    if (ph.p_offset > bytes.size() || ph.p_filesz > bytes.size() - ph.p_offset)
+      continue;  // reported below
+    note_bytes += ph.p_filesz;
+    if (note_bytes > bytes.size())
+      return parse_error(strformat(
+          "PT_NOTE segments hold more bytes than the %zu-byte file (they overlap)", bytes.size()));
+  }
   std::optional<NoteMetadata> note;
   auto take_note = [&](const auto& n) -> Status {
     if (n.getType() != llvm::ELF::NT_AMDGPU_METADATA || n.getName() != "AMDGPU") return {};
@@ -593,8 +605,16 @@ Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes, CodeObjectP
   };
   std::unordered_map<std::string_view, Sym> syms;
   std::vector<std::string_view> kd_order;
+  bool have_symtab = false, have_dynsym = false;
   for (const auto& sh : sections) {
     if (sh.sh_type != llvm::ELF::SHT_SYMTAB && sh.sh_type != llvm::ELF::SHT_DYNSYM) continue;
+    // ELF allows one of each (and many copies of one table would be walked again and again).
+    bool& seen = sh.sh_type == llvm::ELF::SHT_SYMTAB ? have_symtab : have_dynsym;
+    if (seen)
+      return parse_error(
+          strformat("code object has two %s sections",
+                    sh.sh_type == llvm::ELF::SHT_SYMTAB ? "SHT_SYMTAB" : "SHT_DYNSYM"));
+    seen = true;
     auto list = RG_TRY(take(elf.symbols(&sh), "symbol table"));
     llvm::StringRef strtab = RG_TRY(take(elf.getStringTableForSymtab(sh), "symbol string table"));
     syms.reserve(syms.size() + list.size());

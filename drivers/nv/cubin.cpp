@@ -138,7 +138,21 @@ Result<Cubin> parse_cubin(std::span<const uint8_t> bytes, CubinParseStats* stats
     ++steps.n;
     names.push_back(view(RG_TRY(take(elf.getSectionName(sh, shstr), "section name"))));
   }
+  // The sections whose contents are walked (.nv.info*, relocations): in a well-formed file they
+  // are disjoint, so together they hold at most the file's bytes. Sections sharing contents
+  // (many headers pointing at one large table) would make the walk quadratic: refused.
+  uint64_t walked = 0;
+  auto walk = [&](size_t i) -> Status {
+    walked += sections[i].sh_size;
+    if (sections[i].sh_size > bytes.size() || walked > bytes.size())
+      return parse_error(
+          strformat("section %s: the .nv.info and relocation sections hold more bytes than the "
+                    "%zu-byte file (sections overlap)",
+                    quote(names[i]).c_str(), bytes.size()));
+    return ok_status();
+  };
   auto content = [&](size_t i) -> Result<llvm::ArrayRef<uint8_t>> {
+    RG_TRY(walk(i));
     return take(elf.getSectionContents(sections[i]), quote(names[i]));
   };
 
@@ -165,9 +179,12 @@ Result<Cubin> parse_cubin(std::span<const uint8_t> bytes, CubinParseStats* stats
 
   // Global .nv.info: per-function records keyed by symbol index.
   std::unordered_map<uint32_t, uint32_t> regs, stack, frame;
+  bool have_global_info = false;
   for (size_t i = 0; i < names.size(); ++i) {
     ++steps.n;
     if (names[i] != ".nv.info") continue;
+    if (have_global_info) return parse_error("two sections named '.nv.info'");
+    have_global_info = true;
     for (const Record& r : RG_TRY(records(RG_TRY(content(i)), names[i]))) {
       ++steps.n;
       if (r.format != 0x04 || r.payload.size() < 8) continue;
@@ -342,6 +359,7 @@ Result<Cubin> parse_cubin(std::span<const uint8_t> bytes, CubinParseStats* stats
                                    unsigned(sh.sh_info), sections.size()));
     const auto& target = sections[sh.sh_info];
     if (!(target.sh_flags & llvm::ELF::SHF_ALLOC)) continue;  // .debug_frame and friends
+    RG_TRY(walk(i));
     auto add = [&](uint32_t type, uint32_t sym, uint64_t off, int64_t addend) -> Status {
       ++steps.n;
       if (type != kRelocR64 && type != kRelocLo && type != kRelocHi)

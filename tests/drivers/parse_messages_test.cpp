@@ -1,6 +1,7 @@
 // What the cubin and code object parsers say about bad input they index by name: duplicates are
-// errors (an index must not silently keep one of two entries), and names quoted from the input
-// are escaped and cut to 80 bytes, however long or binary they are. On synthesized files
+// errors (an index must not silently keep one of two entries), tables shared by many headers
+// (which would make the work quadratic in the file size) are refused, and names quoted from the
+// input are escaped and cut to 80 bytes, however long or binary they are. On synthesized files
 // (tests/drivers/synth_elf.h).
 #include <gtest/gtest.h>
 
@@ -69,6 +70,56 @@ TEST(CubinMessages, DuplicateKernelSectionsAreErrors) {
   r = drivers::nv::parse_cubin(two);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message(), "two sections named '.nv.info.k0'") << r.error().to_string();
+}
+
+TEST(CubinMessages, SharedRecordTablesAreRefused) {
+  // 2,000 kernels whose .nv.info.kN headers all point at one 64 KB record table: walking it per
+  // kernel would read 128 MB out of a 0.9 MB file (and list 32 million exit offsets).
+  SynthCubinOptions o;
+  o.kernels = 2000;
+  o.exit_offsets = 16000;
+  const std::vector<uint8_t> b = rawgpu::testing::synth_cubin(o);
+  auto r = drivers::nv::parse_cubin(b);
+  ASSERT_FALSE(r.ok()) << r->kernels.size() << " kernels parsed";
+  EXPECT_TRUE(r.error().is(Errc::kParse));
+  EXPECT_NE(r.error().message().find("the .nv.info and relocation sections hold more bytes than "
+                                     "the " +
+                                     std::to_string(b.size()) + "-byte file (sections overlap)"),
+            std::string::npos)
+      << r.error().to_string();
+  // One shared table for two kernels fits the file: accepted.
+  o.kernels = 2;
+  o.exit_offsets = 16;
+  auto ok = drivers::nv::parse_cubin(rawgpu::testing::synth_cubin(o));
+  ASSERT_TRUE(ok.ok()) << ok.error().to_string();
+  EXPECT_EQ(ok->kernels[1].exit_offsets.size(), 16u);
+  // A second global .nv.info section.
+  o.exit_offsets = 1;
+  std::vector<uint8_t> two = rawgpu::testing::synth_cubin(o);
+  ASSERT_TRUE(
+      patch(two, std::string_view(".nv.info.k1\0", 12), std::string_view(".nv.info\0k1\0", 12)));
+  r = drivers::nv::parse_cubin(two);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message(), "two sections named '.nv.info'") << r.error().to_string();
+}
+
+TEST(CodeObjectMessages, SharedTablesAreRefused) {
+  SynthCodeObjectOptions o;
+  o.kernels = 2;
+  o.symtab_copies = 2;
+  auto r = drivers::amd::parse_code_object(rawgpu::testing::synth_code_object(o));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message(), "code object has two SHT_SYMTAB sections")
+      << r.error().to_string();
+  // 200 PT_NOTE headers for one note: each would be walked again.
+  o.symtab_copies = 1;
+  o.note_copies = 200;
+  const std::vector<uint8_t> b = rawgpu::testing::synth_code_object(o);
+  r = drivers::amd::parse_code_object(b);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message(), "PT_NOTE segments hold more bytes than the " +
+                                     std::to_string(b.size()) + "-byte file (they overlap)")
+      << r.error().to_string();
 }
 
 TEST(CodeObjectMessages, LongBinaryKernelNameIsQuotedBounded) {

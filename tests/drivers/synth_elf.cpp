@@ -227,7 +227,10 @@ std::vector<uint8_t> synth_cubin(const SynthCubinOptions& o) {
   nv_record(info, 0x0a, {0, kParamBase | (8u << 16)});  // PARAM_CBANK: offset, size
   nv_record(info, 0x17, {0, 0, 8u << 18});              // KPARAM_INFO: ordinal 0 at +0, 8 B
   nv_record(info, 0x05, {128, 1, 1});                   // MAX_THREADS
-  nv_record(info, 0x1c, {0});                           // EXIT_INSTR_OFFSETS
+  push<uint8_t>(info, 0x04);                            // EXIT_INSTR_OFFSETS: 0x0, 0x10, ...
+  push<uint8_t>(info, 0x1c);
+  push<uint16_t>(info, uint16_t(4 * o.exit_offsets));
+  for (size_t i = 0; i < o.exit_offsets; ++i) push<uint32_t>(info, uint32_t(16 * i));
   const uint64_t code_at = elf.append(code, 128);
   const uint64_t bank_at = elf.append(bank0, 4);
   const uint64_t info_at = elf.append(info, 4);
@@ -319,7 +322,7 @@ std::vector<uint8_t> synth_cubin(const SynthCubinOptions& o) {
 
 std::vector<uint8_t> synth_code_object(const SynthCodeObjectOptions& o) {
   const size_t loads = (o.segment_per_descriptor ? o.kernels + 1 : 1) + o.extra_segments;
-  ElfBuilder elf(loads + 1);
+  ElfBuilder elf(loads + o.note_copies);
   // Code: s_endpgm, then zeros.
   std::vector<uint8_t> code(256, 0);
   put<uint32_t>(code, 0, 0xbfb00000u);
@@ -391,7 +394,8 @@ std::vector<uint8_t> synth_code_object(const SynthCodeObjectOptions& o) {
   const uint64_t bss = (loaded_end + 255) / 256 * 256;
   for (size_t i = 0; i < o.extra_segments; ++i)
     elf.phdr(first_extra + i) = {kPtLoad, kPfR | kPfW, 0, bss + 64 * i, 0, 64, 64};
-  elf.phdr(loads) = {kPtNote, kPfR, note_at, note_at, note.size(), note.size(), 4};
+  for (size_t i = 0; i < o.note_copies; ++i)
+    elf.phdr(loads + i) = {kPtNote, kPfR, note_at, note_at, note.size(), note.size(), 4};
 
   Section s;
   s.type = kShtNote;
@@ -433,7 +437,7 @@ std::vector<uint8_t> synth_code_object(const SynthCodeObjectOptions& o) {
   s.info = 1;
   s.align = 8;
   s.entsize = 24;
-  elf.add_section(".symtab", s);
+  for (size_t i = 0; i < o.symtab_copies; ++i) elf.add_section(".symtab", s);
   return elf.finish(/*ELFOSABI_AMDGPU_HSA*/ 64, /*v5*/ 3, /*ET_DYN*/ 3, /*EM_AMDGPU*/ 224,
                     /*EF_AMDGPU_MACH_AMDGCN_GFX1100*/ 0x41);
 }

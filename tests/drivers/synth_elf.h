@@ -17,6 +17,9 @@ struct SynthCubinOptions {
   uint32_t sm = 90;
   std::string name_prefix = "k";  // kernel N is <prefix>N
   bool kernel_symbols = true;     // false: no function symbols (every kernel lacks its symbol)
+  // EXIT_INSTR_OFFSETS entries in the per-kernel .nv.info records. All kernels' .nv.info.kN
+  // headers point at one shared copy of these records (as they do at one code block).
+  size_t exit_offsets = 1;
 };
 
 // Sections per kernel: .text.kN, .nv.info.kN, .nv.constant0.kN, .nv.shared.kN (kernel N has 8
@@ -36,6 +39,8 @@ struct SynthCodeObjectOptions {
   bool reverse_metadata = true;
   std::string name_prefix = "k";       // kernel N is <prefix>N
   size_t metadata_kernels = SIZE_MAX;  // metadata entries for only the first ones
+  size_t symtab_copies = 1;            // SHT_SYMTAB section headers, all for the one table
+  size_t note_copies = 1;              // PT_NOTE program headers, all for the one note
 };
 
 // gfx1100, code object v5: kernel N is `kN` with one 8-byte global_buffer argument, kernarg 8 B,
