@@ -12,8 +12,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
+#include <numeric>
+#include <unordered_map>
 
+#include "../quote.h"
 #include "rawgpu/base/format.h"
 
 namespace rawgpu::drivers::amd {
@@ -21,6 +23,7 @@ namespace {
 
 using Elf = llvm::object::ELF64LEFile;
 using namespace llvm::amdhsa;
+using detail::quote;
 
 constexpr size_t kDescriptorSize = 64;
 // A code object's image is a few KiB to a few MiB; anything claiming more is corrupt input.
@@ -161,9 +164,9 @@ Result<KernelMetadata> parse_kernel_metadata(DocNode& k) {
       arg.size = RG_TRY(get_u32(a, ".size", true));
       if (uint64_t(arg.offset) + arg.size > md.kernarg_segment_size)
         return parse_error(
-            strformat("metadata: kernel '%s' argument at offset %u size %u lies "
+            strformat("metadata: kernel %s argument at offset %u size %u lies "
                       "outside its %u-byte kernarg segment",
-                      md.name.c_str(), arg.offset, arg.size, md.kernarg_segment_size));
+                      quote(md.name).c_str(), arg.offset, arg.size, md.kernarg_segment_size));
       md.args.push_back(std::move(arg));
     }
   }
@@ -180,7 +183,7 @@ struct NoteMetadata {
 // strings (floats, binaries, containers) reach llvm_unreachable in its key comparison. Walk
 // the blob with the streaming Reader first: one complete object, string map keys, bounded
 // nesting.
-Status validate_msgpack(llvm::StringRef blob) {
+Status validate_msgpack(llvm::StringRef blob, uint64_t& steps) {
   llvm::msgpack::Reader reader(blob);
   struct Frame {
     uint64_t left;
@@ -195,6 +198,7 @@ Status validate_msgpack(llvm::StringRef blob) {
     if (!got) return from_llvm(got.takeError(), "NT_AMDGPU_METADATA msgpack");
     if (!*got) break;
     if (done) return parse_error("metadata: trailing bytes after the msgpack document");
+    ++steps;
     if (++objects > (1u << 20)) return parse_error("metadata: more than 2^20 msgpack objects");
     if (!stack.empty()) {
       Frame& f = stack.back();
@@ -218,8 +222,8 @@ Status validate_msgpack(llvm::StringRef blob) {
   return ok_status();
 }
 
-Result<NoteMetadata> parse_metadata_blob(llvm::StringRef blob) {
-  RG_TRY(validate_msgpack(blob));
+Result<NoteMetadata> parse_metadata_blob(llvm::StringRef blob, uint64_t& steps) {
+  RG_TRY(validate_msgpack(blob, steps));
   llvm::msgpack::Document doc;
   if (!doc.readFromBlob(blob, /*Multi=*/false))
     return parse_error("NT_AMDGPU_METADATA note is not valid msgpack");
@@ -256,9 +260,9 @@ Status cross_check(const CodeObject& co, const CodeObjectKernel& k, bool gfx90a_
   const KernelMetadata& m = k.metadata;
   auto mismatch = [&](const char* what, uint64_t desc, uint64_t note) {
     return parse_error(
-        strformat("kernel '%s': %s is %llu in the descriptor but %llu in the "
+        strformat("kernel %s: %s is %llu in the descriptor but %llu in the "
                   "metadata note",
-                  k.name.c_str(), what, (unsigned long long)desc, (unsigned long long)note));
+                  quote(k.name).c_str(), what, (unsigned long long)desc, (unsigned long long)note));
   };
   if (d.kernarg_size != m.kernarg_segment_size)
     return mismatch("kernarg size", d.kernarg_size, m.kernarg_segment_size);
@@ -278,27 +282,36 @@ Status cross_check(const CodeObject& co, const CodeObjectKernel& k, bool gfx90a_
   const uint64_t alloc = uint64_t(d.rsrc1.granulated_workitem_vgpr_count + 1) * g;
   if (alloc < vgprs || alloc >= vgprs + g + (vgprs == 0 ? g : 0))
     return parse_error(
-        strformat("kernel '%s': descriptor allocates %llu VGPRs (granule %u) but "
+        strformat("kernel %s: descriptor allocates %llu VGPRs (granule %u) but "
                   "the metadata note says %llu",
-                  k.name.c_str(), (unsigned long long)alloc, g, (unsigned long long)vgprs));
+                  quote(k.name).c_str(), (unsigned long long)alloc, g, (unsigned long long)vgprs));
   if (co.gfx_major < 10) {
     const uint64_t salloc = uint64_t(d.rsrc1.granulated_wavefront_sgpr_count + 1) * 8;
     if (salloc < m.sgpr_count)
       return parse_error(
-          strformat("kernel '%s': descriptor allocates %llu SGPRs but the note "
+          strformat("kernel %s: descriptor allocates %llu SGPRs but the note "
                     "says %u",
-                    k.name.c_str(), (unsigned long long)salloc, m.sgpr_count));
+                    quote(k.name).c_str(), (unsigned long long)salloc, m.sgpr_count));
   }
   const uint32_t needed = d.properties.user_sgprs() + (d.kernarg_preload & 0x7f);
   if (d.rsrc2.user_sgpr_count < needed)
     return parse_error(
-        strformat("kernel '%s': USER_SGPR_COUNT %u is smaller than the %u user "
+        strformat("kernel %s: USER_SGPR_COUNT %u is smaller than the %u user "
                   "SGPRs its code properties enable",
-                  k.name.c_str(), d.rsrc2.user_sgpr_count, needed));
+                  quote(k.name).c_str(), d.rsrc2.user_sgpr_count, needed));
   if (d.properties.uses_dynamic_stack != m.uses_dynamic_stack)
     return mismatch("uses_dynamic_stack", d.properties.uses_dynamic_stack, m.uses_dynamic_stack);
   return ok_status();
 }
+
+// Writes the step count into the caller's stats on every return path.
+struct StepCounter {
+  CodeObjectParseStats* out;
+  uint64_t n = 0;
+  ~StepCounter() {
+    if (out != nullptr) out->steps = n;
+  }
+};
 
 }  // namespace
 
@@ -399,7 +412,8 @@ const CodeObjectKernel* CodeObject::find(std::string_view name) const {
   return nullptr;
 }
 
-Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes) {
+Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes, CodeObjectParseStats* stats) {
+  StepCounter steps{stats};
   if (bytes.size() < sizeof(llvm::ELF::Elf64_Ehdr))
     return parse_error(
         strformat("code object is %zu bytes, shorter than an ELF64 header", bytes.size()));
@@ -447,6 +461,7 @@ Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes) {
   uint64_t image_end = 0;
   co.image_align = 1;
   for (const auto& ph : phdrs) {
+    ++steps.n;
     if (ph.p_type != llvm::ELF::PT_LOAD) continue;
     LoadSegment s;
     s.vaddr = ph.p_vaddr;
@@ -480,14 +495,40 @@ Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes) {
                                      (unsigned long long)s.align));
       if (s.align <= kMaxImageSize) co.image_align = std::max(co.image_align, s.align);
     }
-    for (const auto& o : co.segments)
-      if (s.vaddr < o.vaddr + o.mem_size && o.vaddr < s.vaddr + s.mem_size)
-        return parse_error(strformat("PT_LOAD segments at 0x%llx and 0x%llx overlap",
-                                     (unsigned long long)o.vaddr, (unsigned long long)s.vaddr));
     image_end = std::max(image_end, s.vaddr + s.mem_size);
     co.segments.push_back(s);
   }
   if (co.segments.empty()) return parse_error("code object has no PT_LOAD segment");
+  // Overlaps, in one sorted pass: a segment overlaps an earlier-starting one iff it starts before
+  // the furthest end seen so far (empty segments occupy nothing).
+  std::vector<size_t> by_vaddr(co.segments.size());
+  std::iota(by_vaddr.begin(), by_vaddr.end(), size_t(0));
+  std::sort(by_vaddr.begin(), by_vaddr.end(),
+            [&](size_t a, size_t b) { return co.segments[a].vaddr < co.segments[b].vaddr; });
+  steps.n += co.segments.size();
+  const LoadSegment* furthest = nullptr;
+  for (size_t i : by_vaddr) {
+    const LoadSegment& s = co.segments[i];
+    if (s.mem_size == 0) continue;
+    if (furthest != nullptr && s.vaddr < furthest->vaddr + furthest->mem_size)
+      return parse_error(strformat("PT_LOAD segments at 0x%llx and 0x%llx overlap",
+                                   (unsigned long long)furthest->vaddr,
+                                   (unsigned long long)s.vaddr));
+    if (furthest == nullptr || s.vaddr + s.mem_size > furthest->vaddr + furthest->mem_size)
+      furthest = &s;
+  }
+  // The executable segments' file-backed ranges, sorted and disjoint: entry points are looked
+  // up by binary search.
+  std::vector<const LoadSegment*> exec;
+  for (size_t i : by_vaddr)
+    if (co.segments[i].executable && co.segments[i].file_size != 0) exec.push_back(&co.segments[i]);
+  auto in_exec = [&](uint64_t va) {
+    auto it = std::upper_bound(exec.begin(), exec.end(), va,
+                               [](uint64_t v, const LoadSegment* s) { return v < s->vaddr; });
+    if (it == exec.begin()) return false;
+    const LoadSegment* s = *(it - 1);
+    return va - s->vaddr < s->file_size;
+  };
   co.image.assign(image_end, 0);
   for (const auto& s : co.segments)  // (an all-empty image has no data() to copy into)
     if (s.file_size != 0)
@@ -497,6 +538,7 @@ Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes) {
   // objects without global data pointers. Reject the others until a kernel needs them.
   auto sections = RG_TRY(take(elf.sections(), "section headers"));
   for (const auto& sh : sections) {
+    ++steps.n;
     if ((sh.sh_type == llvm::ELF::SHT_RELA || sh.sh_type == llvm::ELF::SHT_REL) &&
         sh.sh_size != 0 && (sh.sh_flags & llvm::ELF::SHF_ALLOC))
       return make_error(Errc::kUnsupported,
@@ -506,13 +548,25 @@ Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes) {
   }
 
   // Metadata note (PT_NOTE segments, or SHT_NOTE sections when there are no notes segments).
+  // Disjoint note segments hold at most the file; overlapping ones would be walked again and
+  // again (quadratic in the file size): refused before any is walked.
+  uint64_t note_bytes = 0;
+  for (const auto& ph : phdrs) {
+    if (ph.p_type != llvm::ELF::PT_NOTE) continue;
+    if (ph.p_offset > bytes.size() || ph.p_filesz > bytes.size() - ph.p_offset)
+      continue;  // reported below
+    note_bytes += ph.p_filesz;
+    if (note_bytes > bytes.size())
+      return parse_error(strformat(
+          "PT_NOTE segments hold more bytes than the %zu-byte file (they overlap)", bytes.size()));
+  }
   std::optional<NoteMetadata> note;
   auto take_note = [&](const auto& n) -> Status {
     if (n.getType() != llvm::ELF::NT_AMDGPU_METADATA || n.getName() != "AMDGPU") return {};
     if (note) return parse_error("code object has two NT_AMDGPU_METADATA notes");
     llvm::ArrayRef<uint8_t> desc = n.getDesc(4);
     note = RG_TRY(parse_metadata_blob(
-        llvm::StringRef(reinterpret_cast<const char*>(desc.data()), desc.size())));
+        llvm::StringRef(reinterpret_cast<const char*>(desc.data()), desc.size()), steps.n));
     return {};
   };
   for (const auto& ph : phdrs) {
@@ -526,6 +580,7 @@ Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes) {
           (unsigned long long)ph.p_offset, (unsigned long long)ph.p_filesz, bytes.size()));
     llvm::Error err = llvm::Error::success();
     for (const auto& n : elf.notes(ph, err)) {
+      ++steps.n;
       Status st = take_note(n);
       if (!st.ok()) {
         llvm::consumeError(std::move(err));
@@ -539,51 +594,74 @@ Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes) {
   co.metadata_version = note->version;
   const std::string want_prefix = "amdgcn-amd-amdhsa--" + co.target;
   if (co.target_id.rfind(want_prefix, 0) != 0)
-    return parse_error(strformat("metadata target '%s' does not match e_flags processor '%s'",
-                                 co.target_id.c_str(), co.target.c_str()));
+    return parse_error(strformat("metadata target %s does not match e_flags processor '%s'",
+                                 quote(co.target_id).c_str(), co.target.c_str()));
 
-  // Symbols: kernels are `<name>.kd` objects; their code is the `<name>` function.
+  // Symbols: kernels are `<name>.kd` objects; their code is the `<name>` function. Names point
+  // into the input (the string tables).
   struct Sym {
     uint64_t value, size;
     uint8_t type;
   };
-  std::map<std::string, Sym> syms;
-  std::vector<std::string> kd_order;
+  std::unordered_map<std::string_view, Sym> syms;
+  std::vector<std::string_view> kd_order;
+  bool have_symtab = false, have_dynsym = false;
   for (const auto& sh : sections) {
     if (sh.sh_type != llvm::ELF::SHT_SYMTAB && sh.sh_type != llvm::ELF::SHT_DYNSYM) continue;
+    // ELF allows one of each (and many copies of one table would be walked again and again).
+    bool& seen = sh.sh_type == llvm::ELF::SHT_SYMTAB ? have_symtab : have_dynsym;
+    if (seen)
+      return parse_error(
+          strformat("code object has two %s sections",
+                    sh.sh_type == llvm::ELF::SHT_SYMTAB ? "SHT_SYMTAB" : "SHT_DYNSYM"));
+    seen = true;
     auto list = RG_TRY(take(elf.symbols(&sh), "symbol table"));
     llvm::StringRef strtab = RG_TRY(take(elf.getStringTableForSymtab(sh), "symbol string table"));
+    syms.reserve(syms.size() + list.size());
     for (const auto& s : list) {
-      llvm::StringRef name = RG_TRY(take(s.getName(strtab), "symbol name"));
+      ++steps.n;
+      llvm::StringRef name_ref = RG_TRY(take(s.getName(strtab), "symbol name"));
+      const std::string_view name(name_ref.data(), name_ref.size());
       if (name.empty() || s.st_shndx == llvm::ELF::SHN_UNDEF) continue;
-      auto [it, inserted] =
-          syms.emplace(name.str(), Sym{s.st_value, s.st_size, uint8_t(s.getType())});
+      auto [it, inserted] = syms.emplace(name, Sym{s.st_value, s.st_size, uint8_t(s.getType())});
       if (!inserted) {
         if (it->second.value != s.st_value)
-          return parse_error(strformat("symbol '%s' has two different values", name.str().c_str()));
+          return parse_error(strformat("symbol %s has two different values", quote(name).c_str()));
         continue;
       }
-      if (name.ends_with(".kd")) kd_order.push_back(name.str());
+      if (name.ends_with(".kd")) kd_order.push_back(name);
     }
   }
   if (kd_order.empty()) return parse_error("code object defines no kernel (no '<name>.kd' symbol)");
 
-  for (const std::string& kd_name : kd_order) {
+  // The metadata entries by their descriptor symbol.
+  std::unordered_map<std::string_view, const KernelMetadata*> md_by_symbol;
+  md_by_symbol.reserve(note->kernels.size());
+  for (const KernelMetadata& m : note->kernels) {
+    ++steps.n;
+    if (!md_by_symbol.emplace(m.symbol, &m).second)
+      return parse_error(
+          strformat("metadata note lists kernel symbol %s twice", quote(m.symbol).c_str()));
+  }
+
+  co.kernels.reserve(kd_order.size());
+  for (const std::string_view kd_name : kd_order) {
+    ++steps.n;
     const Sym& kd = syms.at(kd_name);
     CodeObjectKernel k;
-    k.name = kd_name.substr(0, kd_name.size() - 3);
+    k.name = std::string(kd_name.substr(0, kd_name.size() - 3));
     k.descriptor_va = kd.value;
     if (kd.size != kDescriptorSize)
-      return parse_error(strformat("kernel descriptor '%s' is %llu bytes, expected 64",
-                                   kd_name.c_str(), (unsigned long long)kd.size));
+      return parse_error(strformat("kernel descriptor %s is %llu bytes, expected 64",
+                                   quote(kd_name).c_str(), (unsigned long long)kd.size));
     if (kd.value % 64 != 0)
-      return parse_error(strformat("kernel descriptor '%s' at 0x%llx is not 64-byte aligned",
-                                   kd_name.c_str(), (unsigned long long)kd.value));
+      return parse_error(strformat("kernel descriptor %s at 0x%llx is not 64-byte aligned",
+                                   quote(kd_name).c_str(), (unsigned long long)kd.value));
     if (kd.value > co.image.size() || co.image.size() - kd.value < kDescriptorSize)
       return parse_error(
-          strformat("kernel descriptor '%s' at 0x%llx lies outside the loaded "
+          strformat("kernel descriptor %s at 0x%llx lies outside the loaded "
                     "image (0x%zx bytes)",
-                    kd_name.c_str(), (unsigned long long)kd.value, co.image.size()));
+                    quote(kd_name).c_str(), (unsigned long long)kd.value, co.image.size()));
     const uint8_t* p = co.image.data() + kd.value;
     KernelDescriptor& d = k.descriptor;
     d.group_segment_fixed_size = read_le<uint32_t>(p + 0);
@@ -614,36 +692,32 @@ Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes) {
     const int64_t entry = d.kernel_code_entry_byte_offset;
     const __int128 code = __int128(kd.value) + entry;
     if (code < 0 || code >= __int128(co.image.size()))
-      return parse_error(strformat("kernel '%s': entry offset %lld points outside the image",
-                                   k.name.c_str(), (long long)entry));
+      return parse_error(strformat("kernel %s: entry offset %lld points outside the image",
+                                   quote(k.name).c_str(), (long long)entry));
     k.code_va = uint64_t(code);
     if (k.code_va % 256 != 0)
-      return parse_error(strformat("kernel '%s': code address 0x%llx is not 256-byte aligned",
-                                   k.name.c_str(), (unsigned long long)k.code_va));
-    bool in_exec = false;
-    for (const auto& s : co.segments)
-      in_exec |= s.executable && k.code_va >= s.vaddr && k.code_va < s.vaddr + s.file_size;
-    if (!in_exec)
+      return parse_error(strformat("kernel %s: code address 0x%llx is not 256-byte aligned",
+                                   quote(k.name).c_str(), (unsigned long long)k.code_va));
+    if (!in_exec(k.code_va))
       return parse_error(
-          strformat("kernel '%s': code address 0x%llx is not in an executable "
+          strformat("kernel %s: code address 0x%llx is not in an executable "
                     "segment",
-                    k.name.c_str(), (unsigned long long)k.code_va));
+                    quote(k.name).c_str(), (unsigned long long)k.code_va));
     if (auto it = syms.find(k.name); it != syms.end()) {
       if (it->second.value != k.code_va)
-        return parse_error(strformat(
-            "kernel '%s': symbol at 0x%llx but the descriptor's entry "
-            "is 0x%llx",
-            k.name.c_str(), (unsigned long long)it->second.value, (unsigned long long)k.code_va));
+        return parse_error(
+            strformat("kernel %s: symbol at 0x%llx but the descriptor's entry "
+                      "is 0x%llx",
+                      quote(k.name).c_str(), (unsigned long long)it->second.value,
+                      (unsigned long long)k.code_va));
       k.code_size = it->second.size;
     }
 
-    const KernelMetadata* md = nullptr;
-    for (const auto& m : note->kernels)
-      if (m.symbol == kd_name) md = &m;
-    if (!md)
+    const auto md = md_by_symbol.find(kd_name);
+    if (md == md_by_symbol.end())
       return parse_error(
-          strformat("kernel '%s' has no entry in the metadata note", k.name.c_str()));
-    k.metadata = *md;
+          strformat("kernel %s has no entry in the metadata note", quote(k.name).c_str()));
+    k.metadata = *md->second;
     RG_TRY(cross_check(co, k, gfx90a_plus));
     co.kernels.push_back(std::move(k));
   }

@@ -6,15 +6,20 @@
 #include <llvm/Object/ELF.h>
 #include <llvm/Support/Error.h>
 
+#include <algorithm>
+#include <bitset>
 #include <cstring>
-#include <map>
+#include <optional>
+#include <unordered_map>
 
+#include "../quote.h"
 #include "rawgpu/base/format.h"
 
 namespace rawgpu::drivers::nv {
 namespace {
 
 using Elf = llvm::object::ELF64LEFile;
+using detail::quote;
 constexpr uint16_t kEmCuda = 190;
 constexpr uint32_t kRelocR64 = 2, kRelocLo = 0x38, kRelocHi = 0x39;
 
@@ -51,19 +56,18 @@ Result<std::vector<Record>> records(llvm::ArrayRef<uint8_t> d, std::string_view 
   size_t i = 0;
   while (i < d.size()) {
     if (d.size() - i < 4)
-      return parse_error(
-          strformat("%.*s: record header cut at byte %zu", int(sec.size()), sec.data(), i));
+      return parse_error(strformat("%s: record header cut at byte %zu", quote(sec).c_str(), i));
     Record r{d[i], d[i + 1], rd<uint16_t>(d.data() + i + 2), {}};
     i += 4;
     if (r.format == 0x04) {
       if (d.size() - i < r.value)
-        return parse_error(strformat("%.*s: attribute 0x%02x claims %u payload bytes, %zu left",
-                                     int(sec.size()), sec.data(), r.attr, r.value, d.size() - i));
+        return parse_error(strformat("%s: attribute 0x%02x claims %u payload bytes, %zu left",
+                                     quote(sec).c_str(), r.attr, r.value, d.size() - i));
       r.payload = d.slice(i, r.value);
       i += r.value;
     } else if (r.format < 0x01 || r.format > 0x03) {
-      return parse_error(strformat("%.*s: unknown record format 0x%02x at byte %zu",
-                                   int(sec.size()), sec.data(), r.format, i - 4));
+      return parse_error(strformat("%s: unknown record format 0x%02x at byte %zu",
+                                   quote(sec).c_str(), r.format, i - 4));
     }
     out.push_back(r);
   }
@@ -72,10 +76,32 @@ Result<std::vector<Record>> records(llvm::ArrayRef<uint8_t> d, std::string_view 
 
 Error need(const Record& r, size_t n, std::string_view kernel) {
   return parse_error(
-      strformat("kernel '%.*s': attribute 0x%02x has %zu payload bytes, "
-                "expected at least %zu",
-                int(kernel.size()), kernel.data(), r.attr, r.payload.size(), n));
+      strformat("kernel %s: attribute 0x%02x has %zu payload bytes, expected at least %zu",
+                quote(kernel).c_str(), r.attr, r.payload.size(), n));
 }
+
+std::string_view view(llvm::StringRef s) { return {s.data(), s.size()}; }
+
+// N of .nv.constant<N>[.<kernel>]: one or two decimal digits.
+Result<uint32_t> bank_number(std::string_view num, std::string_view section) {
+  uint32_t bank = 0;
+  for (char ch : num) {
+    if (ch < '0' || ch > '9')
+      return parse_error(strformat("constant bank section %s: bank number is not decimal",
+                                   quote(section).c_str()));
+    bank = bank * 10 + uint32_t(ch - '0');
+  }
+  return bank;
+}
+
+// Writes the step count into the caller's stats on every return path.
+struct StepCounter {
+  CubinParseStats* out;
+  uint64_t n = 0;
+  ~StepCounter() {
+    if (out != nullptr) out->steps = n;
+  }
+};
 
 }  // namespace
 
@@ -85,7 +111,8 @@ const CubinKernel* Cubin::find(std::string_view name) const {
   return nullptr;
 }
 
-Result<Cubin> parse_cubin(std::span<const uint8_t> bytes) {
+Result<Cubin> parse_cubin(std::span<const uint8_t> bytes, CubinParseStats* stats) {
+  StepCounter steps{stats};
   if (bytes.size() < sizeof(llvm::ELF::Elf64_Ehdr))
     return parse_error(strformat("cubin is %zu bytes, shorter than an ELF64 header", bytes.size()));
   if (std::memcmp(bytes.data(), llvm::ELF::ElfMagic, 4) != 0)
@@ -104,35 +131,62 @@ Result<Cubin> parse_cubin(std::span<const uint8_t> bytes) {
   cb.sm = (eh.e_flags >> 8) & 0xff;
   auto sections = RG_TRY(take(elf.sections(), "section headers"));
   llvm::StringRef shstr = RG_TRY(take(elf.getSectionStringTable(sections), "section names"));
-  std::vector<std::string> names;
-  for (const auto& sh : sections)
-    names.push_back(RG_TRY(take(elf.getSectionName(sh, shstr), "section name")).str());
+  // Section names point into the input (the section name table), as do symbol names.
+  std::vector<std::string_view> names;
+  names.reserve(sections.size());
+  for (const auto& sh : sections) {
+    ++steps.n;
+    names.push_back(view(RG_TRY(take(elf.getSectionName(sh, shstr), "section name"))));
+  }
+  // The sections whose contents are walked (.nv.info*, relocations): in a well-formed file they
+  // are disjoint, so together they hold at most the file's bytes. Sections sharing contents
+  // (many headers pointing at one large table) would make the walk quadratic: refused.
+  uint64_t walked = 0;
+  auto walk = [&](size_t i) -> Status {
+    walked += sections[i].sh_size;
+    if (sections[i].sh_size > bytes.size() || walked > bytes.size())
+      return parse_error(
+          strformat("section %s: the .nv.info and relocation sections hold more bytes than the "
+                    "%zu-byte file (sections overlap)",
+                    quote(names[i]).c_str(), bytes.size()));
+    return ok_status();
+  };
   auto content = [&](size_t i) -> Result<llvm::ArrayRef<uint8_t>> {
-    return take(elf.getSectionContents(sections[i]), names[i]);
+    RG_TRY(walk(i));
+    return take(elf.getSectionContents(sections[i]), quote(names[i]));
   };
 
-  // Symbols: index -> name, and the kernels' symbol indices.
-  std::vector<std::string> sym_names;
-  std::map<std::string, uint32_t> sym_index;
+  // Symbols: index -> name, and name -> first index.
+  std::vector<std::string_view> sym_names;
+  std::unordered_map<std::string_view, uint32_t> sym_index;
   for (const auto& sh : sections) {
     if (sh.sh_type != llvm::ELF::SHT_SYMTAB) continue;
     auto syms = RG_TRY(take(elf.symbols(&sh), "symbol table"));
     llvm::StringRef strtab = RG_TRY(take(elf.getStringTableForSymtab(sh, sections), "strtab"));
+    sym_names.reserve(syms.size());
+    sym_index.reserve(syms.size());
     for (const auto& s : syms) {
-      std::string nm = RG_TRY(take(s.getName(strtab), "symbol name")).str();
-      if (s.getType() == llvm::ELF::STT_SECTION && s.st_shndx < names.size())
+      ++steps.n;
+      std::string_view nm = view(RG_TRY(take(s.getName(strtab), "symbol name")));
+      if (s.getType() == llvm::ELF::STT_SECTION && s.st_shndx < llvm::ELF::SHN_LORESERVE &&
+          s.st_shndx < names.size())
         nm = names[s.st_shndx];
       sym_index.emplace(nm, uint32_t(sym_names.size()));
-      sym_names.push_back(std::move(nm));
+      sym_names.push_back(nm);
     }
     break;
   }
 
   // Global .nv.info: per-function records keyed by symbol index.
-  std::map<uint32_t, uint32_t> regs, stack, frame;
+  std::unordered_map<uint32_t, uint32_t> regs, stack, frame;
+  bool have_global_info = false;
   for (size_t i = 0; i < names.size(); ++i) {
+    ++steps.n;
     if (names[i] != ".nv.info") continue;
+    if (have_global_info) return parse_error("two sections named '.nv.info'");
+    have_global_info = true;
     for (const Record& r : RG_TRY(records(RG_TRY(content(i)), names[i]))) {
+      ++steps.n;
       if (r.format != 0x04 || r.payload.size() < 8) continue;
       const uint32_t sym = rd<uint32_t>(r.payload.data()), v = rd<uint32_t>(r.payload.data() + 4);
       if (r.attr == uint8_t(NvInfoAttr::kRegCount)) regs[sym] = v;
@@ -141,98 +195,154 @@ Result<Cubin> parse_cubin(std::span<const uint8_t> bytes) {
     }
   }
 
+  // The kernels (.text.<name>), and an index from name to kernel.
+  struct KernelSections {
+    size_t text = 0;
+    std::optional<size_t> info, shared;
+    std::vector<size_t> banks;  // .nv.constant<N>.<name>, in section order
+  };
+  std::vector<KernelSections> ks;
+  std::unordered_map<std::string_view, size_t> kernel_index;
   for (size_t i = 0; i < names.size(); ++i) {
-    const std::string& nm = names[i];
-    if (nm.rfind(".text.", 0) != 0) continue;
+    ++steps.n;
+    if (!names[i].starts_with(".text.")) continue;
+    auto [it, inserted] = kernel_index.emplace(names[i].substr(6), ks.size());
+    if (!inserted) return parse_error(strformat("two sections named %s", quote(names[i]).c_str()));
+    ks.push_back({i, {}, {}, {}});
+  }
+  // Every section that belongs to a kernel by its name suffix, and the global constant banks
+  // (.nv.constant<N>), all in one pass.
+  std::vector<size_t> global_banks;
+  std::bitset<100> global_bank_seen;
+  auto once = [&](std::optional<size_t>& slot, size_t i) -> Status {
+    if (slot) return parse_error(strformat("two sections named %s", quote(names[i]).c_str()));
+    slot = i;
+    return ok_status();
+  };
+  for (size_t i = 0; i < names.size(); ++i) {
+    ++steps.n;
+    const std::string_view nm = names[i];
+    if (nm.starts_with(".nv.info.")) {
+      if (auto it = kernel_index.find(nm.substr(9)); it != kernel_index.end())
+        RG_TRY(once(ks[it->second].info, i));
+    } else if (nm.starts_with(".nv.shared.")) {
+      if (auto it = kernel_index.find(nm.substr(11)); it != kernel_index.end())
+        RG_TRY(once(ks[it->second].shared, i));
+    } else if (nm.starts_with(".nv.constant")) {
+      const std::string_view rest = nm.substr(12);
+      const size_t dot = rest.find('.');
+      const std::string_view num = rest.substr(0, dot);
+      if (num.empty() || num.size() > 2) continue;
+      if (dot == std::string_view::npos) {
+        const uint32_t bank = RG_TRY(bank_number(num, nm));
+        if (global_bank_seen.test(bank))
+          return parse_error(
+              strformat("two sections for constant bank %u (%s)", bank, quote(nm).c_str()));
+        global_bank_seen.set(bank);
+        global_banks.push_back(i);
+      } else if (auto it = kernel_index.find(rest.substr(dot + 1)); it != kernel_index.end()) {
+        RG_TRY(bank_number(num, nm));
+        ks[it->second].banks.push_back(i);
+      }
+    }
+  }
+
+  cb.kernels.reserve(ks.size());
+  for (const KernelSections& kss : ks) {
+    ++steps.n;
+    const std::string_view nm = names[kss.text];
     CubinKernel k;
-    k.name = nm.substr(6);
-    const auto& sh = sections[i];
+    k.name = std::string(nm.substr(6));
+    const auto& sh = sections[kss.text];
     if (sh.sh_type != llvm::ELF::SHT_PROGBITS || !(sh.sh_flags & llvm::ELF::SHF_EXECINSTR))
-      return parse_error(strformat("section %s is not executable code", nm.c_str()));
+      return parse_error(strformat("section %s is not executable code", quote(nm).c_str()));
     if (sh.sh_offset > bytes.size() || sh.sh_size > bytes.size() - sh.sh_offset)
-      return parse_error(strformat("section %s lies outside the file", nm.c_str()));
+      return parse_error(strformat("section %s lies outside the file", quote(nm).c_str()));
     k.code_offset = sh.sh_offset;
     k.code_size = sh.sh_size;
     k.code_align = uint32_t(sh.sh_addralign);
     auto si = sym_index.find(k.name);
     if (si == sym_index.end())
-      return parse_error(strformat("kernel '%s' has no symbol", k.name.c_str()));
+      return parse_error(strformat("kernel %s has no symbol", quote(k.name).c_str()));
     if (auto it = regs.find(si->second); it != regs.end()) k.registers = it->second;
     if (auto it = stack.find(si->second); it != stack.end()) k.stack_bytes = it->second;
     if (auto it = frame.find(si->second); it != frame.end()) k.frame_bytes = it->second;
     bool have_cbank = false;
-    for (size_t j = 0; j < names.size(); ++j) {
-      const std::string& other = names[j];
-      if (other == ".nv.info." + k.name) {
-        for (const Record& r : RG_TRY(records(RG_TRY(content(j)), other))) {
-          switch (NvInfoAttr(r.attr)) {
-            case NvInfoAttr::kParamCbank:
-              if (r.payload.size() < 8) return need(r, 8, k.name);
-              k.param_offset = rd<uint16_t>(r.payload.data() + 4);
-              k.param_size = rd<uint16_t>(r.payload.data() + 6);
-              have_cbank = true;
-              break;
-            case NvInfoAttr::kKparamInfo: {
-              if (r.payload.size() < 12) return need(r, 12, k.name);
-              CubinParam p;
-              p.ordinal = rd<uint16_t>(r.payload.data() + 4);
-              p.offset = rd<uint16_t>(r.payload.data() + 6);
-              p.size = rd<uint32_t>(r.payload.data() + 8) >> 18;
-              k.params.push_back(p);
-              break;
-            }
-            case NvInfoAttr::kMaxThreads:
-              if (r.payload.size() < 12) return need(r, 12, k.name);
-              for (int d = 0; d < 3; ++d) k.max_threads[d] = rd<uint32_t>(r.payload.data() + 4 * d);
-              break;
-            case NvInfoAttr::kExitInstrOffsets:
-              for (size_t o = 0; o + 4 <= r.payload.size(); o += 4)
-                k.exit_offsets.push_back(rd<uint32_t>(r.payload.data() + o));
-              break;
-            default: break;
+    if (kss.info) {
+      for (const Record& r : RG_TRY(records(RG_TRY(content(*kss.info)), names[*kss.info]))) {
+        ++steps.n;
+        switch (NvInfoAttr(r.attr)) {
+          case NvInfoAttr::kParamCbank:
+            if (r.payload.size() < 8) return need(r, 8, k.name);
+            k.param_offset = rd<uint16_t>(r.payload.data() + 4);
+            k.param_size = rd<uint16_t>(r.payload.data() + 6);
+            have_cbank = true;
+            break;
+          case NvInfoAttr::kKparamInfo: {
+            if (r.payload.size() < 12) return need(r, 12, k.name);
+            CubinParam p;
+            p.ordinal = rd<uint16_t>(r.payload.data() + 4);
+            p.offset = rd<uint16_t>(r.payload.data() + 6);
+            p.size = rd<uint32_t>(r.payload.data() + 8) >> 18;
+            k.params.push_back(p);
+            break;
           }
+          case NvInfoAttr::kMaxThreads:
+            if (r.payload.size() < 12) return need(r, 12, k.name);
+            for (int d = 0; d < 3; ++d) k.max_threads[d] = rd<uint32_t>(r.payload.data() + 4 * d);
+            break;
+          case NvInfoAttr::kExitInstrOffsets:
+            for (size_t o = 0; o + 4 <= r.payload.size(); o += 4)
+              k.exit_offsets.push_back(rd<uint32_t>(r.payload.data() + o));
+            steps.n += r.payload.size() / 4;
+            break;
+          default: break;
         }
-      } else if (other == ".nv.shared." + k.name) {
-        k.shared_bytes = uint32_t(sections[j].sh_size);
-      } else if (other.rfind(".nv.constant", 0) == 0) {
-        const std::string rest = other.substr(12);
-        const size_t dot = rest.find('.');
-        const std::string num = rest.substr(0, dot);
-        const bool mine = dot != std::string::npos && rest.substr(dot + 1) == k.name;
-        if (num.empty() || num.size() > 2 || (dot != std::string::npos && !mine)) continue;
-        ConstantBank b;
-        for (char ch : num) {
-          if (ch < '0' || ch > '9')
-            return parse_error(strformat("constant bank section %s", other.c_str()));
-          b.bank = b.bank * 10 + uint32_t(ch - '0');
-        }
-        b.file_offset = sections[j].sh_offset;
-        b.size = sections[j].sh_size;
-        b.per_kernel = mine;
-        if (sections[j].sh_type != llvm::ELF::SHT_NOBITS &&
-            (b.file_offset > bytes.size() || b.size > bytes.size() - b.file_offset))
-          return parse_error(strformat("section %s lies outside the file", other.c_str()));
-        k.banks.push_back(b);
       }
     }
-    if (!have_cbank && k.params.empty()) {
-      // A kernel without parameters has no PARAM_CBANK record; nothing to check.
-    } else if (!have_cbank) {
-      return parse_error(
-          strformat("kernel '%s' has parameters but no PARAM_CBANK record", k.name.c_str()));
+    if (kss.shared) k.shared_bytes = uint32_t(sections[*kss.shared].sh_size);
+    // The kernel's banks: its own and the global ones, in section order (both lists are).
+    std::bitset<100> own_seen;
+    size_t g = 0, o = 0;
+    while (g < global_banks.size() || o < kss.banks.size()) {
+      ++steps.n;
+      const bool mine =
+          g == global_banks.size() || (o < kss.banks.size() && kss.banks[o] < global_banks[g]);
+      const size_t j = mine ? kss.banks[o++] : global_banks[g++];
+      const std::string_view other = names[j];
+      ConstantBank b;
+      b.bank = RG_TRY(bank_number(other.substr(12, other.find('.', 12) - 12), other));
+      if (mine) {
+        if (own_seen.test(b.bank))
+          return parse_error(strformat("kernel %s has two sections for constant bank %u (%s)",
+                                       quote(k.name).c_str(), b.bank, quote(other).c_str()));
+        own_seen.set(b.bank);
+      }
+      b.file_offset = sections[j].sh_offset;
+      b.size = sections[j].sh_size;
+      b.per_kernel = mine;
+      if (sections[j].sh_type != llvm::ELF::SHT_NOBITS &&
+          (b.file_offset > bytes.size() || b.size > bytes.size() - b.file_offset))
+        return parse_error(strformat("section %s lies outside the file", quote(other).c_str()));
+      k.banks.push_back(b);
     }
-    for (const auto& p : k.params)
+    if (!have_cbank && !k.params.empty())
+      return parse_error(
+          strformat("kernel %s has parameters but no PARAM_CBANK record", quote(k.name).c_str()));
+    for (const auto& p : k.params) {
+      ++steps.n;
       if (uint64_t(p.offset) + p.size > k.param_size)
         return parse_error(
-            strformat("kernel '%s': parameter %u at +%u (%u bytes) lies outside "
+            strformat("kernel %s: parameter %u at +%u (%u bytes) lies outside "
                       "its %u parameter bytes",
-                      k.name.c_str(), p.ordinal, p.offset, p.size, k.param_size));
+                      quote(k.name).c_str(), p.ordinal, p.offset, p.size, k.param_size));
+    }
     for (const auto& b : k.banks)
       if (b.bank == 0 && b.per_kernel && uint64_t(k.param_offset) + k.param_size > b.size)
-        return parse_error(
-            strformat("kernel '%s': parameters end at 0x%x beyond constant bank "
-                      "0 (0x%llx bytes)",
-                      k.name.c_str(), k.param_offset + k.param_size, (unsigned long long)b.size));
+        return parse_error(strformat(
+            "kernel %s: parameters end at 0x%x beyond constant bank "
+            "0 (0x%llx bytes)",
+            quote(k.name).c_str(), k.param_offset + k.param_size, (unsigned long long)b.size));
     std::sort(k.params.begin(), k.params.end(),
               [](const CubinParam& a, const CubinParam& b) { return a.ordinal < b.ordinal; });
     cb.kernels.push_back(std::move(k));
@@ -241,29 +351,33 @@ Result<Cubin> parse_cubin(std::span<const uint8_t> bytes) {
 
   // Relocations against loaded sections.
   for (size_t i = 0; i < sections.size(); ++i) {
+    ++steps.n;
     const auto& sh = sections[i];
     if (sh.sh_type != llvm::ELF::SHT_REL && sh.sh_type != llvm::ELF::SHT_RELA) continue;
     if (sh.sh_info >= sections.size())
-      return parse_error(strformat("%s targets section %u of %zu", names[i].c_str(),
+      return parse_error(strformat("%s targets section %u of %zu", quote(names[i]).c_str(),
                                    unsigned(sh.sh_info), sections.size()));
     const auto& target = sections[sh.sh_info];
     if (!(target.sh_flags & llvm::ELF::SHF_ALLOC)) continue;  // .debug_frame and friends
+    RG_TRY(walk(i));
     auto add = [&](uint32_t type, uint32_t sym, uint64_t off, int64_t addend) -> Status {
+      ++steps.n;
       if (type != kRelocR64 && type != kRelocLo && type != kRelocHi)
         return make_error(Errc::kUnsupported, "cubin relocation type 0x%x in %s is not supported",
-                          type, names[i].c_str());
-      if (off >= target.sh_size || target.sh_size - off < (type == kRelocR64 ? 8u : 8u))
+                          type, quote(names[i]).c_str());
+      if (off >= target.sh_size || target.sh_size - off < 8u)
         return parse_error(strformat("%s: relocation at 0x%llx outside its section",
-                                     names[i].c_str(), (unsigned long long)off));
-      cb.relocations.push_back({type, names[sh.sh_info], off,
-                                sym < sym_names.size() ? sym_names[sym] : std::string(), addend});
+                                     quote(names[i]).c_str(), (unsigned long long)off));
+      cb.relocations.push_back(
+          {type, std::string(names[sh.sh_info]), off,
+           sym < sym_names.size() ? std::string(sym_names[sym]) : std::string(), addend});
       return ok_status();
     };
     if (sh.sh_type == llvm::ELF::SHT_RELA) {
-      for (const auto& r : RG_TRY(take(elf.relas(sh), names[i])))
+      for (const auto& r : RG_TRY(take(elf.relas(sh), quote(names[i]))))
         RG_TRY(add(r.getType(false), r.getSymbol(false), r.r_offset, r.r_addend));
     } else {
-      for (const auto& r : RG_TRY(take(elf.rels(sh), names[i])))
+      for (const auto& r : RG_TRY(take(elf.rels(sh), quote(names[i]))))
         RG_TRY(add(r.getType(false), r.getSymbol(false), r.r_offset, 0));
     }
   }

@@ -9,10 +9,15 @@ extern "C" {
 #include <pci/pci.h>
 }
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <csetjmp>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -153,6 +158,33 @@ std::vector<Bar> libpci_bars(const pci_dev* d) {
   return bars;
 }
 
+enum class PathKind { kFile, kDirectory };
+
+// That `path` exists, is what it should be and can be read; otherwise an error naming it and the
+// problem: kNotFound, kInvalidArgument (a directory for a file or the reverse), kPermission, or
+// kIo with the OS's reason (ENOTDIR, ELOOP, EIO...).
+Status check_input(const std::string& path, PathKind want, const char* what) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err == ENOENT)
+      return make_error(Errc::kNotFound, "%s %s does not exist", what, path.c_str());
+    return make_error(err == EACCES ? Errc::kPermission : Errc::kIo, "%s %s: %s", what,
+                      path.c_str(), std::strerror(err));
+  }
+  if (want == PathKind::kFile && S_ISDIR(st.st_mode))
+    return make_error(Errc::kInvalidArgument, "%s %s is a directory, not a file", what,
+                      path.c_str());
+  if (want == PathKind::kDirectory && !S_ISDIR(st.st_mode))
+    return make_error(Errc::kInvalidArgument, "%s %s is not a directory", what, path.c_str());
+  if (::access(path.c_str(), want == PathKind::kFile ? R_OK : (R_OK | X_OK)) != 0) {
+    const int err = errno;
+    return make_error(err == EACCES ? Errc::kPermission : Errc::kIo, "%s %s cannot be read: %s",
+                      what, path.c_str(), std::strerror(err));
+  }
+  return ok_status();
+}
+
 struct PciAccess {
   pci_access* acc = pci_alloc();
   ~PciAccess() {
@@ -203,16 +235,22 @@ Result<Bdf> Bdf::parse(std::string_view text) {
 }
 
 Result<std::vector<DeviceInfo>> enumerate(const EnumerateOptions& options) {
-  const fs::path sysfs_devices = fs::path(options.sysfs_root) / "bus/pci/devices";
-  std::error_code ec;
-  if (options.libpci_dump.empty() && !fs::is_directory(sysfs_devices, ec)) {
-    return make_error(Errc::kNotFound, "no PCI bus visible: %s does not exist",
-                      sysfs_devices.c_str())
-        .with_hint("run on the host (not in a container without /sys), or pass a libpci dump");
+  const bool from_dump = !options.libpci_dump.empty();
+  // sysfs: the given tree, the live /sys for the live system, nothing for a dump alone.
+  const bool use_sysfs = !from_dump || !options.sysfs_root.empty();
+  const fs::path sysfs_devices =
+      fs::path(options.sysfs_root.empty() ? "/sys" : options.sysfs_root) / "bus/pci/devices";
+  if (from_dump) RG_TRY(check_input(options.libpci_dump, PathKind::kFile, "libpci dump file"));
+  if (use_sysfs) {
+    Status st = check_input(sysfs_devices.string(), PathKind::kDirectory, "sysfs PCI directory");
+    if (!st.ok()) {
+      Error e = std::move(st).take_error();
+      if (!from_dump && e.is(Errc::kNotFound))
+        return std::move(e.add_context("no PCI bus visible"))
+            .with_hint("run on the host (not in a container without /sys), or pass a libpci dump");
+      return e;
+    }
   }
-  if (!options.libpci_dump.empty() && !fs::is_regular_file(options.libpci_dump, ec))
-    return make_error(Errc::kNotFound, "libpci dump file %s does not exist",
-                      options.libpci_dump.c_str());
 
   PciAccess access;
   if (access.acc == nullptr) return make_error(Errc::kOutOfMemory, "pci_alloc failed");
@@ -265,6 +303,8 @@ Result<std::vector<DeviceInfo>> enumerate(const EnumerateOptions& options) {
 
   // sysfs: bound driver, IOMMU group, and BAR sizes (authoritative when present).
   for (DeviceInfo& info : out) {
+    info.known = find_known_gpu(info.vendor_id, info.device_id);
+    if (!use_sysfs) continue;
     const fs::path dir = sysfs_devices / info.bdf.to_string();
     info.driver = link_basename(dir / "driver");
     const std::string group = link_basename(dir / "iommu_group");
@@ -274,7 +314,6 @@ Result<std::vector<DeviceInfo>> enumerate(const EnumerateOptions& options) {
     }
     std::vector<Bar> bars = read_sysfs_bars(dir / "resource");
     if (!bars.empty()) info.bars = std::move(bars);
-    info.known = find_known_gpu(info.vendor_id, info.device_id);
   }
   std::sort(out.begin(), out.end(),
             [](const DeviceInfo& a, const DeviceInfo& b) { return a.bdf < b.bdf; });

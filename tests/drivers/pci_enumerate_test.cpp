@@ -1,6 +1,11 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "fake_pci.h"
@@ -158,6 +163,88 @@ TEST(PciEnumerate, MissingInputsAreTypedErrors) {
   EXPECT_FALSE(r.error().hint().empty());
   o.libpci_dump = "/nonexistent-rawgpu.dump";
   EXPECT_EQ(enumerate(o).error().code(), Errc::kNotFound);
+}
+
+TEST(PciEnumerate, BadInputPathsSayWhatIsWrong) {
+  FakePciSystem sys({navi31()});
+  EnumerateOptions o;
+  // A directory given as the dump (`rawgpu list --libpci-dump /tmp`): not "does not exist".
+  o.libpci_dump = ::testing::TempDir();
+  auto r = enumerate(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), Errc::kInvalidArgument) << r.error().to_string();
+  EXPECT_NE(r.error().message().find("is a directory, not a file"), std::string::npos)
+      << r.error().to_string();
+  // A real IO error: the OS's reason (ENOTDIR: a path below a regular file).
+  o.libpci_dump = sys.dump_path() + "/below-a-file.dump";
+  r = enumerate(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), Errc::kIo) << r.error().to_string();
+  EXPECT_NE(r.error().message().find(std::strerror(ENOTDIR)), std::string::npos)
+      << r.error().to_string();
+  o.libpci_dump = "/nonexistent-rawgpu.dump";
+  r = enumerate(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), Errc::kNotFound);
+  EXPECT_NE(r.error().message().find("does not exist"), std::string::npos);
+  // An explicitly given sysfs root next to a dump is checked too.
+  o.libpci_dump = sys.dump_path();
+  o.sysfs_root = sys.dump_path();  // a file
+  r = enumerate(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), Errc::kIo) << r.error().to_string();  // .../lspci.dump/bus: ENOTDIR
+  o.sysfs_root = sys.sysfs_root();
+  EXPECT_TRUE(enumerate(o).ok());
+  if (::geteuid() != 0) {  // root reads anything
+    const std::string locked = ::testing::TempDir() + "/rawgpu-locked.dump";
+    std::FILE* f = std::fopen(locked.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fclose(f);
+    ::chmod(locked.c_str(), 0);
+    o.libpci_dump = locked;
+    r = enumerate(o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code(), Errc::kPermission) << r.error().to_string();
+    std::remove(locked.c_str());
+  }
+}
+
+// A live PCI function with a bound driver (its BDF is used for a dumped device below), if any.
+std::optional<std::string> live_function_with_driver() {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/sys/bus/pci/devices", ec))
+    if (std::filesystem::is_symlink(e.path() / "driver", ec)) return e.path().filename().string();
+  return std::nullopt;
+}
+
+TEST(PciEnumerate, DumpAloneTakesNothingFromTheLiveSysfs) {
+  // A dump describes another machine: a dumped device whose address exists here too must not
+  // pick up this machine's driver, IOMMU group or BARs.
+  const auto live = live_function_with_driver();
+  if (!live) GTEST_SKIP() << "SKIPPED: no PCI function with a bound driver on this machine";
+  FakePciFunction f = navi31();
+  f.bdf = *live;
+  f.bar_registers = {{0, 0xfb000000}};
+  FakePciSystem sys({f});
+  EnumerateOptions o;
+  o.libpci_dump = sys.dump_path();
+  auto r = enumerate(o);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_EQ(r->size(), 1u);
+  const DeviceInfo& d = (*r)[0];
+  EXPECT_EQ(d.bdf.to_string(), *live);
+  EXPECT_EQ(d.driver, "") << "driver of the live " << *live;
+  EXPECT_FALSE(d.iommu_group.has_value());
+  ASSERT_EQ(d.bars.size(), 1u);  // the dump's BAR0, without a size (dumps have none)
+  EXPECT_EQ(d.bars[0].address, 0xfb000000u);
+  EXPECT_EQ(d.bars[0].size, 0u);
+  EXPECT_NE(d.known, nullptr);
+  // With the fake sysfs given explicitly, its data is used.
+  o.sysfs_root = sys.sysfs_root();
+  r = enumerate(o);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ((*r)[0].driver, "vfio-pci");
+  EXPECT_EQ((*r)[0].iommu_group, std::optional<int>(17));
 }
 
 TEST(PciEnumerate, MalformedDumpIsAnErrorNotAnExit) {

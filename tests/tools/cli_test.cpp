@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 #include <llvm/Support/JSON.h>
 
+#include <filesystem>
 #include <sstream>
 
 #include "../drivers/fake_pci.h"
 #include "commands.h"
+#include "json_out.h"
 #include "rawgpu/cli.h"
 
 namespace rawgpu {
@@ -193,6 +195,10 @@ TEST(RawgpuList, JsonIsValidAndComplete) {
   ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError()) << "\n" << text;
   const llvm::json::Object* root = parsed->getAsObject();
   ASSERT_NE(root, nullptr);
+  // The envelope every --json document has: schema and command first.
+  EXPECT_EQ(text.find("{\n  \"schema\": 1,\n  \"command\": \"list\","), 0u) << text;
+  EXPECT_EQ(root->getInteger("schema"), std::optional<int64_t>(tools::kJsonSchema));
+  EXPECT_EQ(root->getString("command"), std::optional<llvm::StringRef>("list"));
   EXPECT_EQ(root->getInteger("gpu_count"), std::optional<int64_t>(1));
   const llvm::json::Array* devices = root->getArray("devices");
   ASSERT_NE(devices, nullptr);
@@ -216,6 +222,7 @@ TEST(RawgpuList, EmptyJsonAndText) {
   const std::string json = tools::render_devices_json({});
   auto parsed = llvm::json::parse(json);
   ASSERT_TRUE(static_cast<bool>(parsed)) << json;
+  EXPECT_EQ(parsed->getAsObject()->getString("command"), std::optional<llvm::StringRef>("list"));
   EXPECT_EQ(parsed->getAsObject()->getInteger("gpu_count"), std::optional<int64_t>(0));
   EXPECT_EQ(parsed->getAsObject()->getArray("devices")->size(), 0u);
   const std::string text = tools::render_devices_text({}, true);
@@ -247,6 +254,51 @@ TEST(RawgpuList, CommandRunsOnAFakeSystem) {
   std::vector<std::string> bad = {"list", "--libpci-dump", "/nonexistent.dump"};
   EXPECT_EQ(cli::main("rawgpu", cmds, bad, io2), 1);
   EXPECT_NE(e2.str().find("[not_found]"), std::string::npos) << e2.str();
+}
+
+TEST(RawgpuList, DirectoryAsDumpSaysSo) {
+  // `rawgpu list --libpci-dump /tmp` used to say "does not exist".
+  std::vector<cli::Command> cmds = tools::all_commands();
+  std::ostringstream o, e;
+  cli::Io io{o, e};
+  const std::string dir = ::testing::TempDir();
+  std::vector<std::string> argv = {"list", "--libpci-dump", dir};
+  EXPECT_EQ(cli::main("rawgpu", cmds, argv, io), cli::kExitFailure);
+  EXPECT_NE(e.str().find(dir + " is a directory, not a file"), std::string::npos) << e.str();
+  EXPECT_EQ(e.str().find("does not exist"), std::string::npos) << e.str();
+}
+
+TEST(RawgpuList, DumpAloneShowsNothingOfThisMachine) {
+  // A dumped device at an address this machine also has must not show this machine's driver,
+  // IOMMU group or BARs.
+  std::error_code ec;
+  std::string live;
+  for (const auto& d : std::filesystem::directory_iterator("/sys/bus/pci/devices", ec))
+    if (std::filesystem::is_symlink(d.path() / "driver", ec)) {
+      live = d.path().filename().string();
+      break;
+    }
+  if (live.empty()) GTEST_SKIP() << "SKIPPED: no PCI function with a bound driver on this machine";
+  rawgpu::testing::FakePciFunction f = fake_gpu();
+  f.bdf = live;
+  rawgpu::testing::FakePciSystem sys({f});
+  std::vector<cli::Command> cmds = tools::all_commands();
+  std::ostringstream o, e;
+  cli::Io io{o, e};
+  std::vector<std::string> argv = {"list", "--json", "--libpci-dump", sys.dump_path()};
+  ASSERT_EQ(cli::main("rawgpu", cmds, argv, io), cli::kExitOk) << e.str();
+  auto parsed = llvm::json::parse(o.str());
+  ASSERT_TRUE(static_cast<bool>(parsed)) << o.str();
+  const llvm::json::Array* devices = parsed->getAsObject()->getArray("devices");
+  ASSERT_NE(devices, nullptr);
+  ASSERT_EQ(devices->size(), 1u) << o.str();
+  const llvm::json::Object& d = *(*devices)[0].getAsObject();
+  EXPECT_EQ(d.getString("bdf"), std::optional<llvm::StringRef>(live));
+  EXPECT_EQ(d.get("driver")->kind(), llvm::json::Value::Null) << o.str();
+  EXPECT_EQ(d.get("iommu_group")->kind(), llvm::json::Value::Null) << o.str();
+  const llvm::json::Array& bars = *d.getArray("bars");
+  ASSERT_EQ(bars.size(), 1u) << o.str();  // the dump's 64-bit BAR0, no size
+  EXPECT_EQ(bars[0].getAsObject()->getInteger("size"), std::optional<int64_t>(0));
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 #include <llvm/Support/JSON.h>
-#include <llvm/Support/raw_ostream.h>
 
 #include <sstream>
 
 #include "commands.h"
+#include "json_out.h"
 #include "rawgpu/base/format.h"
 
 namespace rawgpu::tools {
@@ -52,11 +52,8 @@ std::string render_devices_text(const std::vector<pci::DeviceInfo>& devices, boo
 }
 
 std::string render_devices_json(const std::vector<pci::DeviceInfo>& devices) {
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  llvm::json::OStream j(os, 2);
   size_t gpus = 0;
-  j.object([&] {
+  return json_document("list", [&](llvm::json::OStream& j) {
     j.attributeArray("devices", [&] {
       for (const pci::DeviceInfo& d : devices) {
         if (d.is_candidate_gpu()) ++gpus;
@@ -106,9 +103,6 @@ std::string render_devices_json(const std::vector<pci::DeviceInfo>& devices) {
     });
     j.attribute("gpu_count", static_cast<int64_t>(gpus));
   });
-  os << "\n";
-  os.flush();
-  return out;
 }
 
 cli::Command list_command() {
@@ -122,23 +116,26 @@ cli::Command list_command() {
   c.options = {
       {"json", 'j', "", "print JSON instead of text", ""},
       {"all", 'a', "", "include every PCI device, not only display controllers", ""},
-      {"sysfs-root", 0, "DIR", "read sysfs from DIR (debugging, tests)", "/sys"},
-      {"libpci-dump", 0, "FILE", "read config space from an `lspci -xxx` dump (debugging, tests)",
+      {"sysfs-root", 0, "DIR",
+       "read sysfs from DIR (debugging, tests); default /sys, and none with --libpci-dump", ""},
+      {"libpci-dump", 0, "FILE",
+       "read config space from an `lspci -xxx` dump (debugging, tests); the devices then get "
+       "driver, IOMMU group and BAR sizes only from --sysfs-root, never from this machine",
        ""},
   };
   c.run = [](const cli::Args& args, cli::Io& io) {
     pci::EnumerateOptions opts;
-    opts.sysfs_root = *args.get("sysfs-root");
+    opts.sysfs_root = args.get("sysfs-root").value_or("");
     opts.libpci_dump = args.get("libpci-dump").value_or("");
     opts.display_only = !args.flag("all");
     auto devices = pci::enumerate(opts);
     if (!devices.ok()) {
       io.err << "rawgpu list: " << devices.error().to_string() << "\n";
-      return 1;
+      return cli::kExitFailure;
     }
     io.out << (args.flag("json") ? render_devices_json(*devices)
                                  : render_devices_text(*devices, opts.display_only));
-    return 0;
+    return cli::kExitOk;
   };
   return c;
 }

@@ -1,6 +1,7 @@
 // The `rawgpu` tool's subcommands.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ cli::Command selfcheck_command();
 cli::Command bench_command();
 cli::Command compile_command();
 cli::Command demo_command();
+cli::Command inspect_command();
 // `rawgpu bench launch` (cmd_bench_launch.cpp).
 int bench_launch(const cli::Args& args, cli::Io& io);
 // `rawgpu bench emulator` (cmd_bench_emulator.cpp).
@@ -29,6 +31,13 @@ int bench_emulator(const cli::Args& args, cli::Io& io);
 int bench_gemm(const cli::Args& args, cli::Io& io);
 // `rawgpu bench compile` (cmd_bench_compile.cpp).
 int bench_compile(const cli::Args& args, cli::Io& io);
+
+// `rawgpu inspect` (cmd_inspect.cpp) reads at most this much.
+inline constexpr uint64_t kMaxInspectBytes = 1ull << 30;
+// The whole file, or a typed error naming it: kNotFound (missing), kInvalidArgument (a
+// directory), kPermission, kIo (with the OS's reason), kOutOfRange (more than max_bytes; regular
+// files are refused by their size before reading).
+Result<std::vector<uint8_t>> read_binary_file(const std::string& path, uint64_t max_bytes);
 
 // Rendering used by `rawgpu list` (exposed for tests).
 std::string render_devices_text(const std::vector<pci::DeviceInfo>& devices, bool display_only);

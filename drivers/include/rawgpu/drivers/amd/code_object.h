@@ -179,9 +179,21 @@ struct CodeObject {
   const CodeObjectKernel* find(std::string_view name) const;
 };
 
+// How much work a parse did: one step per program header, section, symbol, note, msgpack
+// object, metadata entry and kernel the parser visits. Deterministic (unlike a clock), so tests
+// can assert that parsing stays linear in the size of the input.
+struct CodeObjectParseStats {
+  uint64_t steps = 0;
+};
+
 // Parses a linked code object (ET_DYN, as `ld.lld -shared` writes it). Relocatable objects
-// (ET_REL) are rejected with kUnsupported: link them first.
-Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes);
+// (ET_REL) are rejected with kUnsupported: link them first. Kernels are matched with their
+// metadata entries and code symbols through indexes built once, and segment checks sort once:
+// parse time is O(n log n) in the number of segments, symbols and kernels. A metadata note that
+// lists one kernel symbol twice is a parse error. Names quoted in error messages are escaped and
+// cut to 80 bytes.
+Result<CodeObject> parse_code_object(std::span<const uint8_t> bytes,
+                                     CodeObjectParseStats* stats = nullptr);
 
 // Decoders, usable on their own (gfx_major selects generation-specific fields).
 PgmRsrc1 decode_rsrc1(uint32_t value, uint32_t gfx_major);

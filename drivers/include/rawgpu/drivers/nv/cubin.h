@@ -73,7 +73,19 @@ struct Cubin {
   const CubinKernel* find(std::string_view name) const;
 };
 
-Result<Cubin> parse_cubin(std::span<const uint8_t> bytes);
+// How much work a parse did: one step per section, symbol, .nv.info record, constant bank,
+// parameter and relocation the parser visits. Deterministic (unlike a clock), so tests can
+// assert that parsing stays linear in the size of the input.
+struct CubinParseStats {
+  uint64_t steps = 0;
+};
+
+// Every per-kernel lookup (symbol, .nv.info.<name>, .nv.shared.<name>, .nv.constant<N>.<name>)
+// goes through an index built once: parse time is linear in the number of sections. Duplicate
+// kernel sections (two .text.<name>, .nv.info.<name>, .nv.shared.<name> or constant banks with
+// one number for one kernel) are parse errors. Names quoted in error messages are escaped and
+// cut to 80 bytes.
+Result<Cubin> parse_cubin(std::span<const uint8_t> bytes, CubinParseStats* stats = nullptr);
 
 std::string describe(const CubinKernel& k);
 

@@ -90,8 +90,10 @@ struct DeviceInfo {
 };
 
 struct EnumerateOptions {
-  // Root of the sysfs tree ("/sys"); tests point this at a fake tree.
-  std::string sysfs_root = "/sys";
+  // Root of the sysfs tree; tests point this at a fake tree. Empty: "/sys" when enumerating the
+  // live system, and no sysfs at all with a libpci dump (a dump describes another machine: its
+  // devices get no driver, IOMMU group or sysfs BAR sizes unless a sysfs tree is given too).
+  std::string sysfs_root;
   // If set, libpci reads config space from this `lspci -x`-style dump instead of the system.
   std::string libpci_dump;
   // pci.ids location override; empty = libpci's default.
@@ -101,7 +103,9 @@ struct EnumerateOptions {
 };
 
 // Enumerates PCI devices sorted by BDF. A machine without PCI access (no sysfs, a container)
-// is an error; a machine without GPUs is an empty list.
+// is an error; a machine without GPUs is an empty list. A dump or sysfs root that is missing, of
+// the wrong kind (a directory given as the dump) or unreadable is an error that says which
+// (kNotFound, kInvalidArgument, kPermission, or kIo with the OS's reason).
 Result<std::vector<DeviceInfo>> enumerate(const EnumerateOptions& options = {});
 
 }  // namespace rawgpu::pci
