@@ -30,6 +30,32 @@ std::string hex(uint64_t value, int digits) {
   return strformat("0x%0*llx", std::clamp(digits, 0, 16), static_cast<unsigned long long>(value));
 }
 
+std::string quote(std::string_view s, size_t max_bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "'";
+  const size_t n = s.size() < max_bytes ? s.size() : max_bytes;
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '\\' || c == '\'') {
+      out += '\\';
+      out += char(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c >= 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += char(c);
+    }
+  }
+  out += '\'';
+  if (n < s.size()) out += "... (" + std::to_string(s.size()) + " bytes)";
+  return out;
+}
+
 std::string format_bytes(uint64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   int unit = 0;

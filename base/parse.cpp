@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "rawgpu/base/format.h"
+
 namespace rawgpu {
 namespace {
 
@@ -25,25 +27,6 @@ bool ieq(std::string_view a, std::string_view b) {
         std::tolower(static_cast<unsigned char>(b[i])))
       return false;
   return true;
-}
-
-// Quotes untrusted text for an error message: printable ASCII kept, the rest escaped, long
-// input truncated.
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  size_t n = 0;
-  for (char c : s) {
-    if (++n > 64) {
-      out += "...";
-      break;
-    }
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f && c != '"' && c != '\\')
-      out += c;
-    else
-      out += strformat("\\x%02x", u);
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -97,6 +80,11 @@ Result<uint64_t> parse_size(std::string_view text) {
     while (split > 0 && std::isalpha(static_cast<unsigned char>(s[split - 1]))) --split;
   }
   const std::string_view unit = trim(s.substr(split));
+  if (trim(s.substr(0, split)).empty())
+    return make_error(Errc::kParse,
+                      "expected a size (a number with an optional unit: 4096, 0x1000, 2MiB), "
+                      "got %s",
+                      quote(text).c_str());
   const uint64_t number =
       RG_TRY(parse_u64(s.substr(0, split)).context("while parsing size " + quote(text)));
   struct Unit {

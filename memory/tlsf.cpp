@@ -80,6 +80,7 @@ struct Tlsf::Impl {
   std::vector<Node> nodes;
   uint32_t spare = kNil;  // recycled node slots, chained through next_phys
   uint32_t spare_count = 0;
+  uint64_t node_reallocations = 0;
   uint32_t first = kNil;  // the block at `base`
   AddrIndex index;
   // O(1) counters; free bytes/blocks follow from them.
@@ -172,9 +173,17 @@ struct Tlsf::Impl {
       grow_nodes(2);
   }
   // Makes `want` slots spare. A host bad_alloc comes from the one reserve() before any change.
+  // The capacity grows geometrically (at least doubling, capped at kMaxNodes): reserving just
+  // what is wanted would reallocate and copy the whole array on every growth, making each
+  // allocation cost time proportional to the number of live blocks.
   [[gnu::noinline]] void grow_nodes(uint32_t want) {
     if (spare_count >= want) return;
-    nodes.reserve(nodes.size() + (want - spare_count));
+    const size_t needed = nodes.size() + (want - spare_count);
+    if (needed > nodes.capacity()) {
+      const size_t doubled = std::max<size_t>(nodes.capacity() * 2, 64);
+      nodes.reserve(std::max(needed, std::min<size_t>(doubled, kMaxNodes)));
+      ++node_reallocations;
+    }
     while (spare_count < want) {
       RG_CHECK(nodes.size() < kMaxNodes, "TLSF node pool exhausted");
       nodes.push_back(Node{0, 0, kNil, spare, kDead, kNil});
@@ -740,6 +749,14 @@ TlsfIndexStats Tlsf::index_stats() const {
   s.entries = impl_->index.size();
   s.capacity = impl_->index.capacity();
   s.max_probe = impl_->index.max_probe(NodeAddr{impl_->nodes.data()});
+  return s;
+}
+
+TlsfPoolStats Tlsf::pool_stats() const {
+  TlsfPoolStats s;
+  s.nodes = impl_->nodes.size();
+  s.capacity = impl_->nodes.capacity();
+  s.reallocations = impl_->node_reallocations;
   return s;
 }
 

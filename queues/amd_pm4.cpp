@@ -230,7 +230,8 @@ void event_write(CmdBuilder& b, uint32_t type, uint32_t index) {
 }
 
 void indirect_buffer(CmdBuilder& b, GpuVa addr, uint32_t dwords) {
-  RG_CHECK(addr.raw() % 4 == 0 && dwords > 0 && dwords <= 0xfffff);
+  RG_CHECK(addr.raw() % 4 == 0 && dwords > 0 && dwords <= kPm4IndirectMaxDwords,
+           "INDIRECT_BUFFER of %u dwords at %s", dwords, hex(addr.raw()).c_str());
   b.push(pm4_header(pm4::PACKET3_INDIRECT_BUFFER, 3));
   b.push(lo32(addr.raw()));
   b.push(hi32(addr.raw()));

@@ -150,6 +150,10 @@ void sdma_indirect(CmdBuilder& b, GpuVa addr, uint32_t dwords) {
   p.emit(b);
 }
 
+uint32_t sdma_indirect_max_dwords() {
+  return static_cast<uint32_t>(sd::INDIRECT::IB_SIZE_ib_size.max_value());
+}
+
 void sdma_trap(CmdBuilder& b, uint32_t int_context) {
   using T = sd::TRAP;
   RG_CHECK(int_context <= T::INT_CONTEXT_int_context.max_value());

@@ -1,5 +1,6 @@
 #include "rawgpu/queues/graph.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "rawgpu/base/format.h"
@@ -82,6 +83,12 @@ void Graph::set_user_data(uint32_t node, uint32_t index, uint32_t value) {
   }
 }
 
+void Graph::set_indirect_limit(uint32_t dwords) {
+  RG_CHECK(!bound_, "setting the indirect-buffer limit of a bound graph");
+  RG_CHECK(dwords == 0 || dwords >= 64, "indirect-buffer limit of %u dwords", dwords);
+  indirect_limit_ = dwords;
+}
+
 Status Graph::bind() {
   if (bound_) return make_error(Errc::kInvalidArgument, "graph is already bound");
   if (nodes_.empty()) return make_error(Errc::kInvalidArgument, "binding an empty graph");
@@ -90,25 +97,32 @@ Status Graph::bind() {
   // that the same queue has not already waited for.
   std::vector<int64_t> waits(n, -1);
   std::vector<bool> signals(n, false);
-  int64_t waited[2] = {-1, -1};  // per queue: latest other-queue node already waited for
+  int64_t waited[2] = {-1, -1};       // per queue: latest other-queue node already waited for
+  std::vector<uint32_t> on_queue[2];  // node indexes per queue, in order
   for (size_t j = 0; j < n; ++j) {
     const size_t q = qi(nodes_[j].queue);
+    const Node& b = nodes_[j];
     int64_t dep = -1;
-    for (size_t i = j; i-- > 0;) {
-      if (qi(nodes_[i].queue) == q) continue;
+    // Only other-queue nodes after the last one this queue already waited for can add an edge.
+    const std::vector<uint32_t>& other = on_queue[1 - q];
+    for (size_t k = other.size(); k-- > 0;) {
+      const uint32_t i = other[k];
+      if (static_cast<int64_t>(i) <= waited[q]) break;
+      const Node& a = nodes_[i];
       bool conflict = false;
-      for (const auto& w : nodes_[i].writes) {
-        for (const auto& r : nodes_[j].reads) conflict |= w.overlaps(r);
-        for (const auto& w2 : nodes_[j].writes) conflict |= w.overlaps(w2);
+      for (const auto& w : a.writes) {
+        for (const auto& r : b.reads) conflict |= w.overlaps(r);
+        for (const auto& w2 : b.writes) conflict |= w.overlaps(w2);
       }
-      for (const auto& r : nodes_[i].reads) {
-        for (const auto& w2 : nodes_[j].writes) conflict |= r.overlaps(w2);
+      for (const auto& r : a.reads) {
+        for (const auto& w2 : b.writes) conflict |= r.overlaps(w2);
       }
       if (conflict) {
         dep = static_cast<int64_t>(i);
         break;
       }
     }
+    on_queue[q].push_back(static_cast<uint32_t>(j));
     if (dep > waited[q]) {
       waits[j] = dep;
       signals[static_cast<size_t>(dep)] = true;
@@ -116,46 +130,83 @@ Status Graph::bind() {
     }
   }
   // Pass 2: the streams. Epoch values are placeholders (epoch 0) until launch patches them.
+  // Each queue's stream is cut between nodes into indirect buffers of at most `limit[q]` dwords:
+  // a node that does not fit the current one is rolled back and emitted again at the start of
+  // a new one (SDMA indirect buffers start and end on 8-dword boundaries: NOP padding).
+  const uint32_t hw_limit[2] = {kPm4IndirectMaxDwords, sdma_indirect_max_dwords()};
+  uint32_t limit[2];
+  for (size_t q = 0; q < 2; ++q)
+    limit[q] = indirect_limit_ ? std::min(indirect_limit_, hw_limit[q]) : hw_limit[q];
+  limit[kCopy] &= ~7u;
   CmdBuilder ib[2];
+  std::vector<Chunk> chunks[2];
+  uint32_t chunk_start[2] = {0, 0};
   std::vector<EpochSlot> eslots;
   uint32_t cross = 0;
+  auto pad = [&](size_t q) {
+    if (q == kCopy)
+      while (ib[q].size() % 8 != 0) sdma_nop(ib[q]);  // SDMA IBs are padded to 8 dwords
+  };
+  auto close_chunk = [&](size_t q) {
+    pad(q);
+    const uint32_t end = static_cast<uint32_t>(ib[q].size());
+    if (end > chunk_start[q]) chunks[q].push_back({chunk_start[q], end - chunk_start[q]});
+    chunk_start[q] = end;
+  };
   for (size_t j = 0; j < n; ++j) {
     Node& nd = nodes_[j];
     const size_t q = qi(nd.queue);
-    if (waits[j] >= 0) {
-      const size_t other = 1 - q;
-      const uint32_t off = static_cast<uint32_t>(waits[j]) + 1;
-      PatchSlot s = q == kCompute ? wait_reg_mem(ib[q], sync_[other].va(), off, 0xffffffffu,
-                                                 WaitFunc::kGreaterEq)
-                                  : sdma_poll_regmem(ib[q], sync_[other].va(), off, 0xffffffffu,
-                                                     SdmaPollFunc::kGreaterEq);
-      eslots.push_back({nd.queue, s, off});
-      ++cross;
-    }
-    if (q == kCompute) {
-      auto slots = amd::exec(ib[q], nd.exec);
-      if (!slots) {
-        return std::move(slots).take_error().with_context(
-            strformat("while binding graph node %zu", j));
+    const size_t node_start = ib[q].size(), eslots_start = eslots.size();
+    const uint32_t cross_start = cross;
+    for (int attempt = 0;; ++attempt) {
+      if (waits[j] >= 0) {
+        const size_t other = 1 - q;
+        const uint32_t off = static_cast<uint32_t>(waits[j]) + 1;
+        PatchSlot s = q == kCompute ? wait_reg_mem(ib[q], sync_[other].va(), off, 0xffffffffu,
+                                                   WaitFunc::kGreaterEq)
+                                    : sdma_poll_regmem(ib[q], sync_[other].va(), off, 0xffffffffu,
+                                                       SdmaPollFunc::kGreaterEq);
+        eslots.push_back({nd.queue, s, off});
+        ++cross;
       }
-      nd.slots = *slots;
-      nd.grid = nd.exec.grid;
-    } else {
-      sdma_copy_linear(ib[q], nd.dst, nd.src, nd.bytes);
-    }
-    if (signals[j]) {
-      const uint32_t off = static_cast<uint32_t>(j) + 1;
-      PatchSlot s = q == kCompute ? release_mem_signal(ib[q], sync_[q].va(), off, true)
-                                  : sdma_fence(ib[q], sync_[q].va(), off);
-      eslots.push_back({nd.queue, s, off});
+      if (q == kCompute) {
+        auto slots = amd::exec(ib[q], nd.exec);
+        if (!slots) {
+          return std::move(slots).take_error().with_context(
+              strformat("while binding graph node %zu", j));
+        }
+        nd.slots = *slots;
+        nd.grid = nd.exec.grid;
+      } else {
+        sdma_copy_linear(ib[q], nd.dst, nd.src, nd.bytes);
+      }
+      if (signals[j]) {
+        const uint32_t off = static_cast<uint32_t>(j) + 1;
+        PatchSlot s = q == kCompute ? release_mem_signal(ib[q], sync_[q].va(), off, true)
+                                    : sdma_fence(ib[q], sync_[q].va(), off);
+        eslots.push_back({nd.queue, s, off});
+      }
+      // The copy queue's last node also carries the end fence and padding (below): reserve 16.
+      const size_t reserve = q == kCopy ? 16 : 0;
+      if (ib[q].size() + reserve - chunk_start[q] <= limit[q]) break;
+      if (attempt > 0 || node_start == chunk_start[q]) {
+        return make_error(Errc::kInvalidArgument,
+                          "graph node %zu needs %zu command dwords, more than one indirect buffer "
+                          "holds (%u)",
+                          j, ib[q].size() - node_start, limit[q] - static_cast<uint32_t>(reserve));
+      }
+      ib[q].truncate(node_start);
+      eslots.resize(eslots_start);
+      cross = cross_start;
+      close_chunk(q);
     }
   }
   // The copy queue reports its end; the compute queue's ring part waits for it.
   if (!ib[kCopy].empty()) {
     const uint32_t off = static_cast<uint32_t>(n) + 1;
     eslots.push_back({QueueKind::kCopy, sdma_fence(ib[kCopy], sync_[kCopy].va(), off), off});
-    while (ib[kCopy].size() % 8 != 0) sdma_nop(ib[kCopy]);  // SDMA IBs are padded to 8 dwords
   }
+  for (size_t q = 0; q < 2; ++q) close_chunk(q);
   drivers::amd::DeviceBuffer mem[2];
   for (size_t q = 0; q < 2; ++q) {
     if (ib[q].empty()) continue;
@@ -170,6 +221,7 @@ Status Graph::bind() {
   for (size_t q = 0; q < 2; ++q) {
     ib_[q] = std::move(ib[q]);
     ib_mem_[q] = mem[q];
+    chunks_[q] = std::move(chunks[q]);
   }
   epoch_slots_ = std::move(eslots);
   cross_waits_ = cross;
@@ -218,13 +270,14 @@ Status Graph::launch(Timeline& tl, const WaitOptions& wait) {
   const bool has_copy = !ib_[kCopy].empty(), has_compute = !ib_[kCompute].empty();
   if (has_copy) {
     copy_->wait(tl.wait_signal(), tl.wait_value());
-    sdma_indirect(copy_->commands(), ib_mem_[kCopy].va, static_cast<uint32_t>(ib_[kCopy].size()));
+    for (const Chunk& c : chunks_[kCopy])
+      sdma_indirect(copy_->commands(), ib_mem_[kCopy].va + uint64_t{c.start} * 4, c.dwords);
     RG_TRY(copy_->submit(wait.timeout, wait.clock));
   }
   compute_->wait(tl.wait_signal(), tl.wait_value());
   if (has_compute) {
-    indirect_buffer(compute_->commands(), ib_mem_[kCompute].va,
-                    static_cast<uint32_t>(ib_[kCompute].size()));
+    for (const Chunk& c : chunks_[kCompute])
+      indirect_buffer(compute_->commands(), ib_mem_[kCompute].va + uint64_t{c.start} * 4, c.dwords);
   }
   if (has_copy) compute_->wait(sync_[kCopy], base + static_cast<uint32_t>(nodes_.size()) + 1);
   compute_->signal(tl.signal(), tl.next());

@@ -28,6 +28,18 @@ TEST(Format, Bytes) {
   EXPECT_EQ(format_bytes(~uint64_t{0}), "16.00 EiB");
 }
 
+TEST(Format, QuoteEscapesAndBounds) {
+  EXPECT_EQ(quote("abc"), "'abc'");
+  EXPECT_EQ(quote(std::string_view("a\n\t\x01\x7f'\\", 7)), "'a\\n\\t\\x01\\x7f\\'\\\\'");
+  // A 10 MB line becomes at most kMaxQuotedBytes of (escaped) input plus its length.
+  const std::string big(10'000'000, '\x1b');
+  const std::string q = quote(big);
+  EXPECT_LE(q.size(), 4 * kMaxQuotedBytes + 32) << q.size();
+  EXPECT_NE(q.find("... (10000000 bytes)"), std::string::npos) << q;
+  EXPECT_EQ(q.find('\x1b'), std::string::npos) << "control bytes are escaped";
+  EXPECT_EQ(quote("abcdef", 3), "'abc'... (6 bytes)");
+}
+
 TEST(Format, Hexdump) {
   std::vector<uint8_t> bytes;
   for (int i = 0; i < 20; ++i) bytes.push_back(static_cast<uint8_t>(0x41 + i));

@@ -54,9 +54,15 @@ TEST(Parse, SizeErrors) {
   EXPECT_EQ(parse_size("16384P").error().code(), Errc::kOverflow);
   EXPECT_EQ(parse_size("16E").error().code(), Errc::kOverflow);
   EXPECT_EQ(*parse_size("16383P"), 16383ull << 50);
+  // A value with no number at all names the whole value and what a size looks like (it used to
+  // say 'got ""', quoting the empty number left after the unit was split off).
+  auto abc = parse_size("abc");
+  ASSERT_FALSE(abc.ok());
+  EXPECT_NE(abc.error().message().find("got 'abc'"), std::string::npos) << abc.error().message();
+  EXPECT_EQ(abc.error().message().find("\"\""), std::string::npos) << abc.error().message();
   auto r = parse_size("4 furlongs");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message().find("unknown size unit \"furlongs\""), std::string::npos)
+  EXPECT_NE(r.error().message().find("unknown size unit 'furlongs'"), std::string::npos)
       << r.error().message();
 }
 

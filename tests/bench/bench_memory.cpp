@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -61,6 +62,31 @@ void BM_TlsfPairMixed(benchmark::State& s) { tlsf_pairs(s, 256, 64 * kMiB, true)
 BENCHMARK(BM_TlsfPairSmall)->Arg(64)->Arg(1024);
 BENCHMARK(BM_TlsfPairLarge)->Arg(64)->Arg(1024);
 BENCHMARK(BM_TlsfPairMixed)->Arg(64)->Arg(1024);
+
+// Growth, not steady state (issue 15): one iteration fills a fresh allocator with state.range(0)
+// blocks of 256 B, so the node array grows the whole way. Time per allocation must stay flat from
+// 10^4 to 10^6 live blocks (the quadratic regression of e6c8e80 made it grow with the count:
+// ~140 us per allocation at 160k live blocks).
+void BM_TlsfFillLive(benchmark::State& state) {
+  const uint64_t live = uint64_t(state.range(0));
+  TlsfConfig c;
+  c.size = std::bit_ceil(live * 512);
+  c.min_block = 256;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto t = *Tlsf::create(c);
+    state.ResumeTiming();
+    for (uint64_t i = 0; i < live; ++i) benchmark::DoNotOptimize(t.alloc(256, 256).ok());
+    state.PauseTiming();
+    TlsfConfig small;
+    small.size = 4096;
+    t = *Tlsf::create(small);  // the teardown is not timed
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * int64_t(live));
+  state.SetLabel(std::to_string(live) + " live");
+}
+BENCHMARK(BM_TlsfFillLive)->Arg(10000)->Arg(1000000)->Unit(benchmark::kMillisecond);
 
 // Fragmentation, not speed: the mixed workload above (same sizes and alignments) with 1024 live
 // allocations in an arena sized so that they fill state.range(0) percent of it.

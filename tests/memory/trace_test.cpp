@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <string>
+
 namespace rawgpu::memory {
 namespace {
 
@@ -46,11 +49,106 @@ TEST(Trace, ReplayCountsFailuresAndFragmentation) {
 }
 
 TEST(Trace, GeneratedTracesParse) {
-  const std::string text = generate_trace(2000, 1ull << 30, 5);
-  auto t = parse_trace(text);
+  auto text = generate_trace(2000, 1ull << 30, 5);
+  ASSERT_TRUE(text.ok()) << text.error().to_string();
+  auto t = parse_trace(*text);
   ASSERT_TRUE(t.ok()) << t.error().to_string();
   EXPECT_EQ(t->ops.size(), 2000u);
-  EXPECT_EQ(generate_trace(2000, 1ull << 30, 5), text);  // deterministic
+  auto again = generate_trace(2000, 1ull << 30, 5);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *text);  // deterministic
+}
+
+// Regression (issue 15): --generate 10^12 or 2^64-1 threw bad_alloc / length_error.
+TEST(Trace, GenerateRefusesMoreOpsThanATraceHolds) {
+  for (uint64_t ops : {kMaxTraceOps + 1, uint64_t{1000000000000}, ~uint64_t{0}}) {
+    auto text = generate_trace(ops, 1ull << 30, 1);
+    ASSERT_FALSE(text.ok());
+    EXPECT_TRUE(text.error().is(Errc::kOutOfRange)) << text.error().to_string();
+  }
+}
+
+// A line may span chunks; the result is the same as parsing the whole text.
+TEST(Trace, ChunkedFeedMatchesWholeText) {
+  auto text = generate_trace(3000, 1ull << 30, 9);
+  ASSERT_TRUE(text.ok());
+  auto whole = parse_trace(*text);
+  ASSERT_TRUE(whole.ok());
+  for (size_t step : {size_t{1}, size_t{7}, size_t{4096}, size_t{65537}}) {
+    TraceParser p;
+    for (size_t i = 0; i < text->size(); i += step)
+      ASSERT_TRUE(p.feed(std::string_view(*text).substr(i, step)).ok());
+    auto t = p.finish();
+    ASSERT_TRUE(t.ok()) << t.error().to_string();
+    ASSERT_EQ(t->ops.size(), whole->ops.size()) << "step " << step;
+    EXPECT_EQ(t->slots, whole->slots);
+    for (size_t i = 0; i < t->ops.size(); ++i) {
+      ASSERT_EQ(t->ops[i].alloc, whole->ops[i].alloc);
+      ASSERT_EQ(t->ops[i].slot, whole->ops[i].slot);
+      ASSERT_EQ(t->ops[i].size, whole->ops[i].size);
+    }
+  }
+  // The last line needs no newline.
+  auto last = parse_trace("a 1 256 1\nf 1");
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->ops.size(), 2u);
+}
+
+// Regression (issue 15): /dev/zero as a trace read without bound, and a bad 10 MB line was
+// echoed whole, control bytes included.
+TEST(Trace, LongLinesAreRefusedAndQuotedBriefly) {
+  const std::string zeros(kMaxTraceLineBytes + 1, '\0');
+  TraceParser p;
+  Status s = p.feed(zeros);
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(s.error().is(Errc::kOutOfRange)) << s.error().to_string();
+  EXPECT_LT(s.error().to_string().size(), 600u);
+  EXPECT_EQ(s.error().to_string().find('\0'), std::string::npos);
+  EXPECT_FALSE(p.feed("a 1 256 1\n").ok());  // sticky
+  EXPECT_FALSE(p.finish().ok());
+
+  // The same line arriving in small pieces is caught too, before it is kept whole.
+  TraceParser q;
+  Status r = ok_status();
+  for (int i = 0; i < 100 && r.ok(); ++i) r = q.feed(std::string(100, 'a'));
+  EXPECT_TRUE(r.error().is(Errc::kOutOfRange));
+
+  std::string bad = "z \x1b[31m";
+  bad += std::string(3000, 'x');
+  auto e = parse_trace(bad + "\n");
+  ASSERT_FALSE(e.ok());
+  EXPECT_TRUE(e.error().is(Errc::kParse));
+  const std::string msg = e.error().to_string();
+  EXPECT_LT(msg.size(), 400u) << msg;
+  EXPECT_EQ(msg.find('\x1b'), std::string::npos) << msg;
+}
+
+TEST(Trace, ReadTraceReportsWhatIsWrongWithTheFile) {
+  auto missing = read_trace("/nonexistent/rawgpu-trace");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(missing.error().is(Errc::kNotFound)) << missing.error().to_string();
+  EXPECT_NE(missing.error().to_string().find("No such file"), std::string::npos);
+  auto dir = read_trace("/tmp");  // used to read as a trace of 0 ops
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.error().to_string().find("directory"), std::string::npos)
+      << dir.error().to_string();
+  auto zero = read_trace("/dev/zero");  // used to read forever
+  ASSERT_FALSE(zero.ok());
+  EXPECT_TRUE(zero.error().is(Errc::kOutOfRange)) << zero.error().to_string();
+}
+
+TEST(Trace, WriteTraceRoundTripsAndReportsAFullDisk) {
+  const std::string path = ::testing::TempDir() + "rawgpu_trace_test.txt";
+  ASSERT_TRUE(write_trace(path, 500, 1ull << 30, 3).ok());
+  auto t = read_trace(path);
+  ASSERT_TRUE(t.ok()) << t.error().to_string();
+  EXPECT_EQ(t->ops.size(), 500u);
+  std::remove(path.c_str());
+  // Regression (issue 15): writing to a full disk reported success.
+  Status full = write_trace("/dev/full", 100000, 1ull << 30, 3);
+  ASSERT_FALSE(full.ok());
+  EXPECT_NE(full.error().to_string().find("No space"), std::string::npos)
+      << full.error().to_string();
 }
 
 }  // namespace

@@ -147,6 +147,87 @@ TEST_F(GraphTest, CrossQueueDependenciesFromReadWriteSets) {
   }
 }
 
+// Regression (issue 15): `rawgpu bench launch --kernels 30000` aborted in indirect_buffer() on
+// an INDIRECT_BUFFER over 0xfffff dwords. The stream is split into several indirect buffers.
+TEST_F(GraphTest, LongGraphsSplitIntoSeveralIndirectBuffers) {
+  constexpr uint32_t kKernels = 30000;
+  Graph& g = graph();
+  ExecParams p = doubler(GpuVa(0), GpuVa(0), 0);
+  p.user_data[4] = 0;
+  for (uint32_t i = 0; i < kKernels; ++i) {
+    p.grid = {i % 1000 + 1, 1, 1};
+    g.exec(p, {}, {});
+  }
+  ASSERT_TRUE(g.bind());
+  const size_t ibs = g.indirect_buffers(Graph::QueueKind::kCompute);
+  EXPECT_GE(ibs, 2u);
+  const uint64_t ring_before = cq_->wptr();
+  ASSERT_TRUE(g.launch(*tl_));
+  // wait (7) + one INDIRECT_BUFFER (4) per buffer + signal (8).
+  EXPECT_EQ(cq_->wptr() - ring_before, 15 + 4 * ibs);
+  ASSERT_TRUE(finish());
+  ASSERT_EQ(exec_->states.size(), kKernels);
+  for (uint32_t i = 0; i < kKernels; i += 997) EXPECT_EQ(exec_->states[i].grid[0], i % 1000 + 1);
+  EXPECT_EQ(exec_->states.back().grid[0], (kKernels - 1) % 1000 + 1);
+  // A patch slot in a later buffer is rewritten where that buffer runs it.
+  g.set_grid(kKernels - 2, {7, 1, 1});
+  ASSERT_TRUE(g.launch(*tl_));
+  ASSERT_TRUE(finish());
+  EXPECT_EQ(exec_->states[2 * kKernels - 2].grid[0], 7u);
+}
+
+// Small buffers force splits on both queues, with cross-queue edges on either side of a cut;
+// results stay exact across launches.
+TEST_F(GraphTest, SplitBuffersKeepCrossQueueOrder) {
+  constexpr uint32_t kN = 64, kRounds = 12;
+  auto a = gpu_->alloc(4096, BufferPlacement::kHost).value();
+  auto b = gpu_->alloc(4096, BufferPlacement::kVram).value();
+  auto d = gpu_->alloc(4096, BufferPlacement::kHost).value();
+  Graph& g = graph();
+  g.set_indirect_limit(64);
+  const BufferRange rb{b.va, 4 * kN};
+  for (uint32_t r = 0; r < kRounds; ++r) {
+    g.copy(b.va, a.va, 4 * kN);                                             // B = A
+    g.exec(doubler(b.va, b.va, kN), std::span(&rb, 1), std::span(&rb, 1));  // B = 2B
+    g.exec(doubler(b.va, b.va, kN), std::span(&rb, 1), std::span(&rb, 1));  // B = 2B
+    g.copy(a.va, b.va, 4 * kN);                                             // A = B
+  }
+  g.copy(d.va, a.va, 4 * kN);
+  ASSERT_TRUE(g.bind());
+  EXPECT_GE(g.indirect_buffers(Graph::QueueKind::kCompute), 4u);
+  EXPECT_GE(g.indirect_buffers(Graph::QueueKind::kCopy), 4u);
+  for (uint32_t launch = 1; launch <= 2; ++launch) {
+    for (uint32_t i = 0; i < kN; ++i) {
+      const uint32_t v = i + launch;
+      std::memcpy(a.cpu + 4 * i, &v, 4);
+    }
+    ASSERT_TRUE(g.launch(*tl_));
+    ASSERT_TRUE(finish());
+    ASSERT_FALSE(gpu_->fault_state().queue_error) << gpu_->fault_state().description;
+    for (uint32_t i = 0; i < kN; ++i) {
+      uint32_t v;
+      std::memcpy(&v, d.cpu + 4 * i, 4);
+      ASSERT_EQ(v, (i + launch) << (2 * kRounds)) << "launch " << launch << " element " << i;
+    }
+  }
+}
+
+TEST_F(GraphTest, NodeLargerThanAnIndirectBufferIsATypedError) {
+  Graph& g = graph();
+  g.set_indirect_limit(64);
+  ExecParams p = doubler(GpuVa(0), GpuVa(0), 0);
+  p.user_data_count = 5;
+  g.exec(p, {}, {});
+  auto big = gpu_->alloc(4096, BufferPlacement::kHost).value();
+  // 200 GiB in 1 GiB packets: far more than 64 dwords for one node.
+  g.copy(big.va, big.va, uint64_t{200} << 30);
+  Status s = g.bind();
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(s.error().is(Errc::kInvalidArgument)) << s.error().to_string();
+  EXPECT_NE(s.error().message().find("node 1"), std::string::npos) << s.error().message();
+  EXPECT_FALSE(g.bound());
+}
+
 TEST_F(GraphTest, RejectsEmptyAndDoubleBind) {
   Graph& g = graph();
   EXPECT_EQ(g.bind().error().code(), Errc::kInvalidArgument);

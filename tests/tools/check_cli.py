@@ -103,6 +103,56 @@ expect(["bench", "gemm", "--n", "0"], 2, err_has="expected 1..8192")
 expect(["bench", "gemm", "--repeats", "5"], 2, err_has="expected 10..1000")
 expect(["bench", "gemm", "--device", "sim:gfx1100"], 2, err_has="cpu device only")
 
+# bench tlsf / launch / pagetable (issue 15): sizes a user types are typed errors, never an
+# abort or unbounded work; file problems are exit 1 with the OS's reason; bad input is quoted
+# briefly and escaped.
+with tempfile.TemporaryDirectory() as tmp:
+    trace = os.path.join(tmp, "t.txt")
+    expect(["bench", "tlsf", "--generate", "1000000000000", "--trace", trace], 2,
+           err_has="expected 1..50000000")
+    expect(["bench", "tlsf", "--generate", "18446744073709551615", "--trace", trace], 2)
+    if os.path.exists(trace):
+        failures.append("a rejected --generate created its trace file")
+    expect(["bench", "tlsf", "--generate", "100000", "--trace", "/dev/full"], 1,
+           err_has="No space left on device")
+    expect(["bench", "tlsf", "--trace", tmp], 1, err_has="is a directory")
+    expect(["bench", "tlsf", "--trace", os.path.join(tmp, "none")], 1,
+           err_has="No such file or directory")
+    expect(["bench", "tlsf", "--trace", "/dev/zero"], 1, err_has="longer than 4096 bytes")
+    bad = os.path.join(tmp, "bad.txt")
+    with open(bad, "w") as f:
+        f.write("a 1 256 1\nq \x1b[2J " + "y" * 10_000_000 + "\n")
+    p = expect(["bench", "tlsf", "--trace", bad], 1, err_has="line 2")
+    if len(p.stderr) > 1000 or "\x1b" in p.stderr:
+        failures.append(f"bench tlsf echoed a bad line unbounded or unescaped: {p.stderr[:300]!r}")
+    with open(bad, "w") as f:
+        f.write("a 1 256 1\nq \x1b[2J " + "y" * 300 + "\n")
+    p = expect(["bench", "tlsf", "--trace", bad], 1, err_has="expected 'a ID SIZE ALIGN'")
+    if len(p.stderr) > 600 or "\x1b" in p.stderr:
+        failures.append(f"bench tlsf quoted a bad line unbounded or unescaped: {p.stderr[:300]!r}")
+    expect(["bench", "tlsf", "--size", "abc", "--trace", trace], 2, err_has="got 'abc'")
+    expect(["bench", "tlsf", "--size", "abc"], 2, err_has="got 'abc'")
+    expect(["bench", "tlsf", "--repeats", "0", "--trace", trace], 2, err_has="expected 1..100")
+    expect(["bench", "tlsf", "--scaling", "--trace", trace], 2, err_has="--scaling")
+    doc = expect_json(["bench", "tlsf", "--generate", "2000", "--trace", trace, "--seed", "3",
+                       "--json"], "bench tlsf", ["mode", "ops", "seed"])
+    if doc and (doc["ops"] != 2000 or doc["seed"] != 3):
+        failures.append(f"bench tlsf --generate --json: {doc}")
+    doc = expect_json(["bench", "tlsf", "--trace", trace, "--repeats", "2", "--json"],
+                      "bench tlsf", ["mode", "ns_per_op", "repeats", "failed_allocs"])
+    if doc and doc["repeats"] != 2:
+        failures.append(f"bench tlsf --repeats 2 reported {doc['repeats']}")
+expect(["bench", "launch", "--ops", "10"], 2, err_has="expected 1000..100000000")
+expect(["bench", "launch", "--kernels", "0"], 2, err_has="expected 1..100000")
+expect(["bench", "launch", "--copy-size", "0"], 2)
+expect(["bench", "launch", "--device", "sim:gfx9"], 2)
+expect(["bench", "pagetable", "--repeats", "1000"], 2, err_has="expected 1..100")
+doc = expect_json(["bench", "pagetable", "--format", "gfx12", "--repeats", "1", "--json"],
+                  "bench pagetable", ["results", "repeats"])
+# 30000 kernels need more than one indirect buffer (this aborted in indirect_buffer()).
+doc = expect_json(["bench", "launch", "--kernels", "30000", "--ops", "1000", "--copy-size",
+                   "1MiB", "--json"], "bench launch", [])
+
 # One JSON shape everywhere.
 expect_json(["version", "--json"], "version", ["rawgpu", "llvm", "llvm_targets", "firmware"])
 expect_json(["selfcheck", "--json"], "selfcheck", ["checks", "passed", "failed", "skipped"])

@@ -7,17 +7,12 @@
 // Usage: cuda_check [--parse-only] DIR [KERNEL...]   (DIR = the target's directory, e.g.
 // OUT/sm_90). --parse-only reads and checks every launch description and its files without a GPU.
 //
-// Each DIR/<kernel>/launch.txt describes one launch, a directive per line ('#' comments):
-//   kernel NAME                      entry point
-//   binary FILE                      cubin, relative to the kernel's directory
-//   grid X Y Z / block X Y Z         launch geometry (symbolic sizes already evaluated)
-//   buffer SLOT DTYPE BYTES FILE     a kernel parameter (device pointer) with its initial bytes
-//   scalar VALUE                     a 64-bit integer kernel parameter (after the buffers)
-//   check SLOT FILE COUNT ATOL RTOL  float32 elements 0..COUNT-1 of SLOT against FILE within
-//                                    |got - want| <= ATOL + RTOL * |want|; the bytes past COUNT
-//                                    must be the buffer's initial bytes (gated tails untouched)
+// Each DIR/<kernel>/launch.txt describes one launch (format: launch_file.h); the bytes past a
+// check's COUNT must be the buffer's initial bytes (gated tails untouched).
 // Prints PASS/FAIL per kernel with the largest error and the kernel time; exits 1 on any failure.
 #include <dlfcn.h>
+
+#include "launch_file.h"
 
 #include <algorithm>
 #include <chrono>
@@ -26,9 +21,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -66,96 +58,13 @@ bool sym(F& f, void* lib, const char* name) {
   return f != nullptr;
 }
 
-std::vector<char> read(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-struct Buffer {
-  int slot = 0;
-  std::string dtype;
-  size_t bytes = 0;
-  std::vector<char> init;
-  CUdeviceptr dev = 0;
-};
-struct Check {
-  int slot = 0;
-  std::vector<char> want;
-  size_t count = 0;
-  double atol = 0, rtol = 0;
-};
-struct Launch {
-  std::string kernel, error;
-  std::vector<char> binary;
-  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-  std::vector<Buffer> buffers;
-  std::vector<long long> scalars;
-  std::vector<Check> checks;
-};
-
-// Parses launch.txt; Launch::error says what is wrong (line number and text).
-Launch parse(const std::filesystem::path& dir) {
-  Launch l;
-  std::ifstream f(dir / "launch.txt");
-  if (!f) {
-    l.error = "no launch.txt";
-    return l;
-  }
-  std::string line;
-  for (int no = 1; std::getline(f, line); ++no) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream s(line);
-    std::string key, file;
-    s >> key;
-    bool ok = true;
-    if (key == "kernel") {
-      ok = bool(s >> l.kernel);
-    } else if (key == "binary") {
-      ok = bool(s >> file);
-      if (ok) l.binary = read(dir / file);
-      if (ok && l.binary.empty()) l.error = "cannot read " + file;
-    } else if (key == "grid" || key == "block") {
-      unsigned* d = key == "grid" ? l.grid : l.block;
-      ok = bool(s >> d[0] >> d[1] >> d[2]);
-    } else if (key == "buffer") {
-      Buffer b;
-      ok = bool(s >> b.slot >> b.dtype >> b.bytes >> file);
-      if (ok) b.init = read(dir / file);
-      if (ok && b.init.size() != b.bytes)
-        l.error = "buffer file " + file + " does not hold " + std::to_string(b.bytes) + " bytes";
-      l.buffers.push_back(std::move(b));
-    } else if (key == "scalar") {
-      long long v = 0;
-      ok = bool(s >> v);
-      l.scalars.push_back(v);
-    } else if (key == "check") {
-      Check c;
-      ok = bool(s >> c.slot >> file >> c.count >> c.atol >> c.rtol);
-      if (ok) c.want = read(dir / file);
-      if (ok && c.want.size() != c.count * 4)
-        l.error = "check file " + file + " does not hold " + std::to_string(c.count) + " floats";
-      l.checks.push_back(std::move(c));
-    } else {
-      ok = false;
-    }
-    if (!ok && l.error.empty())
-      l.error = "launch.txt:" + std::to_string(no) + ": bad line: " + line;
-  }
-  if (l.error.empty() && (l.kernel.empty() || l.binary.empty() || l.checks.empty()))
-    l.error = "launch.txt needs kernel, binary and check lines";
-  for (const Check& c : l.checks) {
-    bool found = false;
-    for (const Buffer& b : l.buffers)
-      if (b.slot == c.slot) found = c.count * 4 <= b.bytes;
-    if (!found && l.error.empty())
-      l.error = "check of slot " + std::to_string(c.slot) + " has no buffer that large";
-  }
-  return l;
-}
+using cuda_check::Buffer;
+using cuda_check::Check;
+using cuda_check::Launch;
 
 // Runs one launch; returns true when every check passes.
 bool run(const std::filesystem::path& dir) {
-  Launch l = parse(dir);
+  Launch l = cuda_check::parse_launch_dir(dir);
   const std::string name = dir.filename().string();
   if (!l.error.empty()) {
     std::printf("FAIL %-16s %s\n", name.c_str(), l.error.c_str());
@@ -259,7 +168,7 @@ int main(int argc, char** argv) {
   if (parse_only) {
     int bad = 0;
     for (const fs::path& d : dirs) {
-      const Launch l = parse(d);
+      const Launch l = cuda_check::parse_launch_dir(d);
       size_t bytes = 0;
       for (const Buffer& b : l.buffers) bytes += b.bytes;
       if (l.error.empty())

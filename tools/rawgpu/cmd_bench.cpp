@@ -1,17 +1,18 @@
 // `rawgpu bench tlsf|pagetable`: speed of the memory/ allocators and page-table manager.
 #include <llvm/Support/JSON.h>
-#include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
-#include <fstream>
 #include <numeric>
+#include <optional>
 #include <random>
-#include <sstream>
 
 #include "commands.h"
+#include "json_out.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/memory/memory_manager.h"
+#include "rawgpu/memory/tlsf.h"
 #include "rawgpu/memory/trace.h"
 
 namespace rawgpu::tools {
@@ -31,56 +32,152 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// The ns per 256 B allocation while filling an empty TLSF to `live` blocks (node-pool growth
+// included), median over `rounds` fresh allocators, then the same with `live` blocks held while
+// `live`-independent churn (free + alloc of a random block) runs.
+struct ScalingPoint {
+  uint64_t live = 0;
+  double fill_ns = 0;   // per alloc, from empty to `live`
+  double churn_ns = 0;  // per free+alloc pair with `live` blocks live
+};
+
+Result<ScalingPoint> scaling_point(uint64_t live, int rounds, uint64_t seed) {
+  ScalingPoint p;
+  p.live = live;
+  std::vector<double> fill, churn;
+  std::vector<uint64_t> addrs(live);
+  std::mt19937_64 rng(seed);
+  constexpr uint64_t kChurn = 100'000;
+  for (int r = 0; r < rounds; ++r) {
+    TlsfConfig c;
+    c.base = 0;
+    c.size = std::bit_ceil(live * 256 * 2);
+    c.min_block = 256;
+    auto t = RG_TRY(Tlsf::create(c));
+    auto start = Clock::now();
+    for (uint64_t i = 0; i < live; ++i) addrs[i] = RG_TRY(t.alloc(256, 256));
+    fill.push_back(us_since(start) * 1000.0 / static_cast<double>(live));
+    start = Clock::now();
+    for (uint64_t i = 0; i < kChurn; ++i) {
+      uint64_t& a = addrs[rng() % live];
+      RG_TRY(t.free(a));
+      a = RG_TRY(t.alloc(256, 256));
+    }
+    churn.push_back(us_since(start) * 1000.0 / static_cast<double>(kChurn));
+  }
+  // The fastest round: the cost of the algorithm, least disturbed by other work on the machine.
+  p.fill_ns = *std::min_element(fill.begin(), fill.end());
+  p.churn_ns = *std::min_element(churn.begin(), churn.end());
+  return p;
+}
+
+// The allocator's cost must not grow with the number of live blocks: filling to 10^6 blocks may
+// cost at most 2x per allocation what filling to 10^4 does (quadratic node-pool growth made it
+// ~50x). Churn is reported too; at 10^6 blocks its random accesses miss the caches, so it is
+// not held to the same bound.
+int bench_tlsf_scaling(const cli::Args& args, cli::Io& io, uint64_t seed) {
+  constexpr double kMaxRatio = 2.0;
+  auto small = scaling_point(10'000, 31, seed);
+  auto big = small.ok() ? scaling_point(1'000'000, 5, seed) : small;
+  if (!small.ok() || !big.ok()) {
+    io.err << "rawgpu bench tlsf: " << (small.ok() ? big : small).error().to_string() << "\n";
+    return cli::kExitFailure;
+  }
+  const double ratio = big->fill_ns / std::max(small->fill_ns, 1e-3);
+  const bool ok = ratio <= kMaxRatio;
+  if (args.flag("json")) {
+    io.out << json_document("bench tlsf", [&](llvm::json::OStream& j) {
+      j.attribute("mode", "scaling");
+      j.attributeArray("points", [&] {
+        for (const ScalingPoint* p : {&*small, &*big})
+          j.object([&] {
+            j.attribute("live_blocks", static_cast<int64_t>(p->live));
+            j.attribute("fill_ns_per_alloc", p->fill_ns);
+            j.attribute("churn_ns_per_pair", p->churn_ns);
+          });
+      });
+      j.attribute("fill_ratio", ratio);
+      j.attribute("max_ratio", kMaxRatio);
+      j.attribute("pass", ok);
+    });
+  } else {
+    io.out << "TLSF cost against live blocks (256 B allocations, 256 B aligned):\n";
+    for (const ScalingPoint* p : {&*small, &*big})
+      io.out << strformat("  %8llu live: %7.1f ns/alloc filling, %7.1f ns per free+alloc\n",
+                          static_cast<unsigned long long>(p->live), p->fill_ns, p->churn_ns);
+    io.out << strformat("  fill cost at 10^6 / at 10^4: %.2fx (limit %.1fx): %s\n", ratio,
+                        kMaxRatio, ok ? "ok" : "FAIL");
+  }
+  if (!ok)
+    io.err << strformat(
+        "rawgpu bench tlsf: allocation cost grows with the number of live blocks (%.2fx from "
+        "10^4 to 10^6, limit %.1fx)\n",
+        ratio, kMaxRatio);
+  return ok ? cli::kExitOk : cli::kExitFailure;
+}
+
 int bench_tlsf(const cli::Args& args, cli::Io& io) {
+  auto usage = [&](const std::string& msg) {
+    io.err << "rawgpu bench tlsf: " << msg << "\n";
+    return cli::kExitUsage;
+  };
   auto fail = [&](const Error& e) {
     io.err << "rawgpu bench tlsf: " << e.to_string() << "\n";
-    return 1;
+    return cli::kExitFailure;
   };
-  const auto path = args.get("trace");
-  if (!path) {
-    io.err << "rawgpu bench tlsf: --trace FILE is required (make one with --generate N)\n";
-    return 2;
-  }
+  // Every value first, so that a bad one fails before any work.
+  auto seed = args.get_u64("seed");
+  if (!seed.ok()) return usage(seed.error().message());
   auto size = args.get_size("size");
-  if (!size.ok()) return fail(size.error());
-  if (auto gen = args.get("generate")) {
-    auto n = args.get_u64("generate");
-    if (!n.ok()) return fail(n.error());
-    auto seed = args.get_u64("seed");
-    if (!seed.ok()) return fail(seed.error());
-    std::ofstream out(*path, std::ios::binary);
-    out << generate_trace(*n, *size, *seed);
-    if (!out.good()) return fail(make_error(Errc::kIo, "cannot write %s", path->c_str()));
-    io.out << "wrote " << *n << " operations to " << *path << "\n";
-    return 0;
+  if (!size.ok()) return usage(size.error().message());
+  if (*size < 4096) return usage("--size must be at least 4KiB");
+  auto repeats = args.get_u64_in("repeats", 1, 100);
+  if (!repeats.ok()) return usage(repeats.error().message());
+  std::optional<uint64_t> generate;
+  if (args.get("generate")) {
+    auto n = args.get_u64_in("generate", 1, kMaxTraceOps);
+    if (!n.ok()) return usage(n.error().message());
+    generate = *n;
   }
-  std::ifstream in(*path, std::ios::binary);
-  if (!in) return fail(make_error(Errc::kNotFound, "cannot open trace %s", path->c_str()));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto trace = parse_trace(ss.str());
-  if (!trace.ok()) return fail(std::move(trace).take_error().with_context("in " + *path));
-  auto repeats = args.get_u64("repeats");
-  if (!repeats.ok()) return fail(repeats.error());
-  auto r = replay_trace(*trace, *size, static_cast<int>(std::clamp<uint64_t>(*repeats, 1, 100)));
+  if (args.flag("scaling")) {
+    if (args.get("trace") || generate)
+      return usage("--scaling measures its own allocations: it takes no --trace or --generate");
+    return bench_tlsf_scaling(args, io, *seed);
+  }
+  const auto path = args.get("trace");
+  if (!path) return usage("--trace FILE is required (make one with --generate N), or --scaling");
+  if (generate) {
+    const uint64_t* n = &*generate;
+    if (auto st = write_trace(*path, *n, *size, *seed); !st.ok()) return fail(st.error());
+    if (args.flag("json")) {
+      io.out << json_document("bench tlsf", [&](llvm::json::OStream& j) {
+        j.attribute("mode", "generate");
+        j.attribute("trace", *path);
+        j.attribute("ops", static_cast<int64_t>(*n));
+        j.attribute("seed", static_cast<int64_t>(*seed));
+      });
+    } else {
+      io.out << "wrote " << *n << " operations to " << *path << "\n";
+    }
+    return cli::kExitOk;
+  }
+  auto trace = read_trace(*path);
+  if (!trace.ok()) return fail(trace.error());
+  auto r = replay_trace(*trace, *size, static_cast<int>(*repeats));
   if (!r.ok()) return fail(r.error());
   if (args.flag("json")) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    llvm::json::OStream j(os, 2);
-    j.object([&] {
+    io.out << json_document("bench tlsf", [&](llvm::json::OStream& j) {
+      j.attribute("mode", "replay");
       j.attribute("trace", *path);
       j.attribute("arena_bytes", static_cast<int64_t>(*size));
       j.attribute("ops", static_cast<int64_t>(r->ops));
+      j.attribute("repeats", static_cast<int64_t>(*repeats));
       j.attribute("ns_per_op", r->ns_per_op);
       j.attribute("cpu_ns_per_op", r->cpu_ns_per_op);
       j.attribute("failed_allocs", static_cast<int64_t>(r->failed_allocs));
       j.attribute("peak_fragmentation", r->peak_fragmentation);
       j.attribute("peak_used_bytes", static_cast<int64_t>(r->peak_used));
     });
-    os << "\n";
-    os.flush();
-    io.out << s;
   } else {
     io.out << strformat("trace %s: %llu ops on a %s arena\n", path->c_str(),
                         static_cast<unsigned long long>(r->ops), format_bytes(*size).c_str())
@@ -94,7 +191,7 @@ int bench_tlsf(const cli::Args& args, cli::Io& io) {
                         r->peak_fragmentation)
            << strformat("  peak used: %s\n", format_bytes(r->peak_used).c_str());
   }
-  return 0;
+  return cli::kExitOk;
 }
 
 struct PtResult {
@@ -167,14 +264,14 @@ int bench_pagetable(const cli::Args& args, cli::Io& io) {
     formats = {PageTableFormat::kAmdGfx9, PageTableFormat::kAmdGfx10, PageTableFormat::kAmdGfx12,
                PageTableFormat::kNvMmuV2, PageTableFormat::kNvMmuV3};
   }
-  auto reps = args.get_u64("repeats");
+  auto reps = args.get_u64_in("repeats", 1, 100);
   if (!reps.ok()) {
-    io.err << "rawgpu bench pagetable: " << reps.error().to_string() << "\n";
-    return 2;
+    io.err << "rawgpu bench pagetable: " << reps.error().message() << "\n";
+    return cli::kExitUsage;
   }
   std::vector<PtResult> results;
   for (PageTableFormat f : formats) {
-    auto r = bench_format(f, static_cast<int>(std::clamp<uint64_t>(*reps, 1, 100)));
+    auto r = bench_format(f, static_cast<int>(*reps));
     if (!r.ok()) {
       io.err << "rawgpu bench pagetable: " << r.error().to_string() << "\n";
       return 1;
@@ -182,10 +279,8 @@ int bench_pagetable(const cli::Args& args, cli::Io& io) {
     results.push_back(*r);
   }
   if (args.flag("json")) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    llvm::json::OStream j(os, 2);
-    j.object([&] {
+    io.out << json_document("bench pagetable", [&](llvm::json::OStream& j) {
+      j.attribute("repeats", static_cast<int64_t>(*reps));
       j.attributeArray("results", [&] {
         for (const PtResult& r : results) {
           j.object([&] {
@@ -200,10 +295,7 @@ int bench_pagetable(const cli::Args& args, cli::Io& io) {
         }
       });
     });
-    os << "\n";
-    os.flush();
-    io.out << s;
-    return 0;
+    return cli::kExitOk;
   }
   io.out << strformat("%-10s %14s %14s %14s %14s %12s %12s\n", "format", "map 4K x64Ki", "unmap 4K",
                       "map aligned", "unmap aligned", "valloc 1G", "vfree 1G");
@@ -251,11 +343,14 @@ cli::Command bench_command() {
           "Replays an allocation trace (lines 'a ID SIZE ALIGN' / 'f ID') on a TLSF arena of\n"
           "--size bytes and prints ns/op (median of --repeats replays), failed allocations and\n"
           "peak fragmentation. --generate N writes a GPU-memory-like trace of N ops to --trace\n"
-          "instead.",
+          "instead. --scaling times 256 B allocations while filling to 10^4 and to 10^6 live\n"
+          "blocks and fails (exit 1) when the cost per allocation differs by more than 2x.",
           {{"trace", 't', "FILE", "allocation trace to replay (or to write with --generate)", ""},
            {"size", 's', "BYTES", "TLSF arena size", "16GiB"},
-           {"generate", 0, "N", "write a generated trace of N operations to --trace", ""},
-           {"seed", 0, "N", "seed for --generate", "1"},
+           {"generate", 0, "N", "write a generated trace of N operations (1..50000000) to --trace",
+            ""},
+           {"seed", 0, "N", "seed for --generate and --scaling", "1"},
+           {"scaling", 0, "", "check that allocation cost does not grow with live blocks", ""},
            repeats_option("5"),
            json_option()},
           bench_tlsf),

@@ -2,13 +2,13 @@
 // exec + signal, replaying a bound graph (patch + submit, per kernel), and copy throughput
 // between host memory and simulated VRAM through the SDMA staging path.
 #include <llvm/Support/JSON.h>
-#include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
 #include <chrono>
 #include <vector>
 
 #include "commands.h"
+#include "json_out.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/queues/amd_copy.h"
 #include "rawgpu/queues/amd_pm4.h"
@@ -156,31 +156,28 @@ Result<LaunchResult> run_launch_bench(const sim::AmdGpuConfig& base_cfg, uint64_
 }  // namespace
 
 int bench_launch(const cli::Args& args, cli::Io& io) {
+  auto usage = [&](const std::string& msg) {
+    io.err << "rawgpu bench launch: " << msg << "\n";
+    return cli::kExitUsage;
+  };
   auto fail = [&](const Error& e) {
     io.err << "rawgpu bench launch: " << e.to_string() << "\n";
-    return 1;
+    return cli::kExitFailure;
   };
   const std::string dev = args.get("device").value_or("sim:gfx1100");
   auto cfg = sim::parse_sim_device(dev);
-  if (!cfg) return fail(cfg.error());
-  auto ops = args.get_u64("ops");
-  if (!ops.ok()) return fail(ops.error());
-  auto kernels = args.get_u64("kernels");
-  if (!kernels.ok()) return fail(kernels.error());
+  if (!cfg) return usage(cfg.error().message());
+  auto ops = args.get_u64_in("ops", 1000, 100'000'000);
+  if (!ops.ok()) return usage(ops.error().message());
+  auto kernels = args.get_u64_in("kernels", 1, 100'000);
+  if (!kernels.ok()) return usage(kernels.error().message());
   auto bytes = args.get_size("copy-size");
-  if (!bytes.ok()) return fail(bytes.error());
-  if (*kernels == 0 || *kernels > 100000 || *bytes == 0 || *bytes > (4ull << 30)) {
-    return fail(make_error(Errc::kInvalidArgument,
-                           "--kernels must be in [1, 100000] and --copy-size in (0, 4 GiB]"));
-  }
-  auto r = run_launch_bench(*cfg, std::max<uint64_t>(*ops, 1000), static_cast<uint32_t>(*kernels),
-                            *bytes);
+  if (!bytes.ok()) return usage(bytes.error().message());
+  if (*bytes == 0 || *bytes > (4ull << 30)) return usage("--copy-size must be in (0, 4GiB]");
+  auto r = run_launch_bench(*cfg, *ops, static_cast<uint32_t>(*kernels), *bytes);
   if (!r) return fail(r.error());
   if (args.flag("json")) {
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    llvm::json::OStream j(os, 2);
-    j.object([&] {
+    io.out << json_document("bench launch", [&](llvm::json::OStream& j) {
       j.attribute("device", r->device);
       j.attribute("enqueue_exec_signal_ops", static_cast<int64_t>(r->enqueue_ops));
       j.attribute("enqueue_exec_signal_ns", r->enqueue_ns);
@@ -193,9 +190,6 @@ int bench_launch(const cli::Args& args, cli::Io& io) {
       j.attribute("h2d_gbps", r->h2d_gbps);
       j.attribute("d2h_gbps", r->d2h_gbps);
     });
-    os << "\n";
-    os.flush();
-    io.out << s;
   } else {
     io.out << strformat("device %s\n", r->device.c_str())
            << strformat("  enqueue exec+signal: %.1f ns (median per op, %llu ops; target <= 200)\n",
@@ -210,7 +204,7 @@ int bench_launch(const cli::Args& args, cli::Io& io) {
            << strformat("  copies of %s host->sim %.2f GB/s, sim->host %.2f GB/s\n",
                         format_bytes(r->copy_bytes).c_str(), r->h2d_gbps, r->d2h_gbps);
   }
-  return 0;
+  return cli::kExitOk;
 }
 
 }  // namespace rawgpu::tools

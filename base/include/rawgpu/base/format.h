@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace rawgpu {
 
@@ -19,6 +20,15 @@ std::string hex(uint64_t value, int digits = 0);
 // Human-readable byte count: exact in the largest unit that divides it when that takes at most
 // four digits ("256 MiB", "1536 MiB", "1000 B"), otherwise two decimals ("1.00 GiB").
 std::string format_bytes(uint64_t bytes);
+
+// Longest prefix of untrusted text quote() copies into a message, in input bytes.
+inline constexpr size_t kMaxQuotedBytes = 80;
+
+// Untrusted text (a trace line, an ELF name, a command-line value) for an error message:
+// 'text' with \\, \' and non-printable bytes escaped (\n, \t, \xNN); text longer than
+// max_bytes is cut and marked: 'first 80 bytes'... (1234 bytes). So a corrupt file can put
+// neither control characters nor megabytes of text into a message.
+std::string quote(std::string_view text, size_t max_bytes = kMaxQuotedBytes);
 
 struct HexdumpOptions {
   uint64_t base = 0;  // address printed for the first byte

@@ -62,6 +62,14 @@ struct TlsfIndexStats {
   uint64_t max_probe = 0;  // the most slots a successful lookup inspects (1: no collision)
 };
 
+// The block-descriptor pool (for tests and tuning): its array grows geometrically, so the number
+// of reallocations is logarithmic in the most blocks ever live.
+struct TlsfPoolStats {
+  uint64_t nodes = 0;          // descriptors in the array (live blocks plus spares)
+  uint64_t capacity = 0;       // descriptors the array holds before it must grow
+  uint64_t reallocations = 0;  // times the array was reallocated since create()
+};
+
 class Tlsf {
  public:
   static Result<Tlsf> create(const TlsfConfig& config);
@@ -99,6 +107,7 @@ class Tlsf {
 
   TlsfStats stats() const;
   TlsfIndexStats index_stats() const;  // O(capacity)
+  TlsfPoolStats pool_stats() const;
   uint64_t base() const;
   uint64_t size() const;
   uint64_t min_block() const;

@@ -101,6 +101,8 @@ void copy_data(CmdBuilder& b, bool dst_memory, uint64_t dst, CopySel src_sel, ui
 // SET_SH_REG at the SH-window index of a GC segment-0 register offset.
 void set_sh_reg(CmdBuilder& b, uint32_t seg0_offset, std::span<const uint32_t> values);
 void event_write(CmdBuilder& b, uint32_t type, uint32_t index);
+// INDIRECT_BUFFER: runs `dwords` (1..kPm4IndirectMaxDwords) dwords at `addr`.
+inline constexpr uint32_t kPm4IndirectMaxDwords = 0xfffff;  // IB_SIZE is 20 bits
 void indirect_buffer(CmdBuilder& b, GpuVa addr, uint32_t dwords);
 void write_data(CmdBuilder& b, GpuVa addr, std::span<const uint32_t> values);
 

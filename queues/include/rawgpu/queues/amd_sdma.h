@@ -56,6 +56,8 @@ void sdma_write_linear(CmdBuilder& b, GpuVa addr, std::span<const uint32_t> valu
 // ring: leading NOPs are inserted so that it ends on a multiple of 8 dwords relative to the
 // builder start (CopyQueue::submit places every submission at an 8-dword-aligned ring offset).
 void sdma_indirect(CmdBuilder& b, GpuVa addr, uint32_t dwords);
+// The most dwords one INDIRECT packet runs (its IB_SIZE field).
+uint32_t sdma_indirect_max_dwords();
 // TRAP with a 28-bit interrupt context.
 void sdma_trap(CmdBuilder& b, uint32_t int_context);
 

@@ -21,6 +21,11 @@ class CmdBuilder {
  public:
   CmdBuilder() { dw_.reserve(256); }
   void clear() { dw_.clear(); }
+  // Drops the dwords from `n` on (patch slots past `n` become invalid).
+  void truncate(size_t n) {
+    RG_CHECK(n <= dw_.size(), "truncating %zu dwords to %zu", dw_.size(), n);
+    dw_.resize(n);
+  }
   size_t size() const { return dw_.size(); }
   bool empty() const { return dw_.empty(); }
   std::span<const uint32_t> dwords() const { return dw_; }

@@ -1,7 +1,9 @@
 // Graphs: a recorded sequence of kernel launches and copies across one compute (PM4) and one
-// copy (SDMA) queue, bound once into GPU memory as one indirect buffer per queue and replayed
+// copy (SDMA) queue, bound once into GPU memory as one command buffer per queue and replayed
 // with only the changed patch slots rewritten and one INDIRECT_BUFFER / INDIRECT per queue
-// submitted (the reference design's bound HCQ graph).
+// submitted (the reference design's bound HCQ graph). A command buffer longer than one indirect
+// packet can run (2^20 - 1 dwords, ~25,000 kernels) is split between nodes into several indirect
+// buffers, each submitted with its own packet.
 //
 // Dependencies come from buffer read/write sets: a node waits for the latest earlier node on the
 // other queue whose writes overlap its reads or writes, or whose reads overlap its writes (RAW,
@@ -54,8 +56,16 @@ class Graph {
   uint32_t copy(GpuVa dst, GpuVa src, uint64_t bytes);
 
   // Builds the command streams and copies them into GPU memory. kInvalidArgument for an empty
-  // graph or invalid exec parameters; the graph stays unbound on error.
+  // graph, invalid exec parameters or one node needing more dwords than an indirect buffer
+  // holds; the graph stays unbound on error.
   Status bind();
+  // The most dwords per indirect buffer (default and upper bound: what the packets encode).
+  // Smaller values exercise the split in tests. Before bind().
+  void set_indirect_limit(uint32_t dwords);
+  // Indirect buffers per launch on each queue (after bind).
+  size_t indirect_buffers(QueueKind q) const {
+    return chunks_[q == QueueKind::kCompute ? 0 : 1].size();
+  }
   bool bound() const { return bound_; }
 
   // Changes for the next launch (before or after bind). After bind, these rewrite the node's
@@ -107,6 +117,11 @@ class Graph {
   Signal sync_[2];               // per queue: progress through the graph (epoch-based values)
   CmdBuilder ib_[2];
   drivers::amd::DeviceBuffer ib_mem_[2];
+  struct Chunk {
+    uint32_t start, dwords;
+  };
+  std::vector<Chunk> chunks_[2];  // the indirect buffers within ib_[q]
+  uint32_t indirect_limit_ = 0;   // 0: the packets' limit
   std::vector<EpochSlot> epoch_slots_;
   uint32_t epoch_ = 0;
   bool bound_ = false;
