@@ -519,15 +519,6 @@ Result<BeamResult> beam_search(Ref sink, BeamBackend& backend, const BeamOptions
     std::fflush(stderr);
   };
 
-  {
-    std::vector<Candidate> batch{{base, 0}}, timed;
-    RG_TRY_CTX(compile_and_time(batch, timed, false, [] {}), "beam: timing the unoptimized kernel");
-    if (timed.empty())
-      return make_error(Errc::kInternal, "beam: the unoptimized kernel was not timed");
-    best = timed[0];
-    r.base_us = best.us;
-  }
-  std::vector<Candidate> beam{best};
   // A candidate is its AST plus the launch options the opts carry (LOCAL/GROUP/TC change
   // GpuOptions, not necessarily the AST).
   auto key = [](const OptKernel& k) {
@@ -538,6 +529,32 @@ Result<BeamResult> beam_search(Ref sink, BeamBackend& backend, const BeamOptions
     return s;
   };
   std::unordered_set<std::string> seen{key(base)};
+  std::vector<Candidate> beam;
+  {
+    // The unoptimized kernel (candidate 0, the fallback) and the seeds.
+    std::vector<Candidate> batch{{base, 0}}, timed;
+    for (const std::vector<Opt>& seed : o.seeds) {
+      Candidate c{base, 0};
+      if (!c.kernel.apply_all(seed).ok()) {
+        ++r.illegal;
+        continue;
+      }
+      if (!seen.insert(key(c.kernel)).second) continue;
+      c.order = batch.size();
+      batch.push_back(std::move(c));
+    }
+    RG_TRY_CTX(compile_and_time(batch, timed, false, [] {}), "beam: timing the unoptimized kernel");
+    if (timed.empty() || timed[0].order != 0)
+      return make_error(Errc::kInternal, "beam: the unoptimized kernel was not timed");
+    best = timed[0];
+    r.base_us = best.us;
+    std::sort(timed.begin(), timed.end(), [](const Candidate& a, const Candidate& b) {
+      return a.us < b.us || (a.us == b.us && a.order < b.order);
+    });
+    best = timed[0];
+    if (timed.size() > size_t(o.width)) timed.resize(size_t(o.width));
+    beam = std::move(timed);
+  }
   for (int round = 0; round < o.max_rounds && !over_budget(); ++round) {
     // Expand: every beam entry by every action, in order; duplicates dropped.
     std::vector<Candidate> batch;

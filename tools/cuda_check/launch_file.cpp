@@ -49,7 +49,8 @@ bool real(std::string_view text, double& out) {
 std::string quote_line(std::string_view text) {
   constexpr size_t kMax = 80;
   std::string out = "'";
-  for (size_t i = 0; i < text.size() && i < kMax; ++i) {
+  size_t i = 0;
+  for (; i < text.size() && out.size() <= kMax; ++i) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c == '\\' || c == '\'') {
       out += '\\';
@@ -63,7 +64,7 @@ std::string quote_line(std::string_view text) {
     }
   }
   out += '\'';
-  if (text.size() > kMax) out += "... (" + std::to_string(text.size()) + " bytes)";
+  if (i < text.size()) out += "... (" + std::to_string(text.size()) + " bytes)";
   return out;
 }
 

@@ -69,7 +69,8 @@ bool read_file_in(const std::filesystem::path& dir, const std::string& name, siz
 // Reads DIR/launch.txt (at most kMaxLaunchTextBytes) and parses it.
 Launch parse_launch_dir(const std::filesystem::path& dir);
 
-// At most 80 bytes of `text`, in single quotes, with control and non-ASCII bytes escaped.
+// `text` in single quotes, control and non-ASCII bytes escaped as \xNN, cut after about 80
+// bytes of output (then its length is added).
 std::string quote_line(std::string_view text);
 
 }  // namespace cuda_check

@@ -6,7 +6,8 @@
 //   BeamResult g = RG_TRY(beam_search(sink, backend, o));        // any BeamBackend (GPU glue)
 //   const CpuKernel* k = RG_TRY(runtime.compile(r.ast));
 //
-// Search: the beam starts as {no opts}. Each round expands every beam entry by every action of
+// Search: the beam starts as the `width` fastest of {no opts} and BeamOptions::seeds (the CPU
+// device seeds the heuristic's opts). Each round expands every beam entry by every action of
 // the backend (an entry's applied opts plus one action, replayed on the kernel: illegal ones
 // fail with KernelOptError and are skipped), drops candidates whose AST equals one already
 // seen, compiles the rest together (BeamBackend::compile: the CPU back end spreads the LLVM work
@@ -17,8 +18,8 @@
 // a round's best is not at least `min_improvement` (relative) faster than the best so far, when
 // a round yields no new candidate, after `max_rounds`, or when `budget_s` has passed. Failures of
 // a candidate (compile error, launch error, time limit) are counted and skipped, never fatal;
-// the unoptimized kernel is always a candidate, so the result is never slower than it as
-// measured.
+// the unoptimized kernel and the seeds are always candidates, so the result is never slower
+// than any of them as measured.
 //
 // Time limits: a candidate whose compile took longer than `compile_time_limit_s`, or one of
 // whose launches took longer than `candidate_time_limit_s` (wall time, or the cost reported
@@ -58,7 +59,7 @@
 namespace rawgpu::compiler {
 
 // Bumped whenever lowering or code generation changes what an opt list means for speed.
-inline constexpr std::string_view kBeamCacheVersion = "beam-cache-3";
+inline constexpr std::string_view kBeamCacheVersion = "beam-cache-4";
 
 struct BeamOptions {
   int width = 2;                  // candidates kept per round (RAWGPU_BEAM)
@@ -84,6 +85,10 @@ struct BeamOptions {
   bool progress = false;                   // print progress lines on stderr
   int kernel_index = 0, kernel_count = 0;  // for the progress line ("kernel 3/7"), 0: omitted
   std::vector<Opt> actions;                // the actions to try; empty: the backend's
+  // Starting points timed with the unoptimized kernel before round 1 (a heuristic's opts): the
+  // first beam is the `width` fastest of them all, and the result is never slower than any of
+  // them as measured. Seeds that do not replay on the kernel are counted as illegal.
+  std::vector<std::vector<Opt>> seeds;
   // Replaces the device's timing (tests, tools): called instead of launching a compiled
   // candidate, on the searching thread; returns its cost in microseconds (deterministic: one
   // call per candidate). Candidates are still compiled, so compile failures still count.
