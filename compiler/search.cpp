@@ -16,6 +16,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "rawgpu/base/env.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
 #include "version.h"
@@ -380,9 +381,8 @@ Result<BeamResult> beam_search(Ref sink, BeamBackend& backend, const BeamOptions
   // Cache lookup: replay validates (an entry the optimizer refuses is ignored).
   std::optional<BeamCache> cache;
   if (o.use_cache) {
-    const char* off = std::getenv("RAWGPU_BEAM_CACHE");
     const std::string dir = o.cache_dir.empty() ? default_cache_dir() : o.cache_dir;
-    if (!(off && std::string_view(off) == "0") && !dir.empty())
+    if (env::read_flag("RAWGPU_BEAM_CACHE", true) && !dir.empty())
       cache.emplace(dir, backend.device(), o.width);
   }
   if (cache) {

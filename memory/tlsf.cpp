@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <new>
 #include <type_traits>
 
 #include "rawgpu/base/bits.h"
@@ -179,13 +180,16 @@ struct Tlsf::Impl {
   [[gnu::noinline]] void grow_nodes(uint32_t want) {
     if (spare_count >= want) return;
     const size_t needed = nodes.size() + (want - spare_count);
+    // 2^32 - 3 descriptors (128 GiB of them) are what 32-bit node links address: past that the
+    // host metadata is exhausted, reported like any other host allocation failure, before any
+    // change.
+    if (needed > kMaxNodes) throw std::bad_alloc();
     if (needed > nodes.capacity()) {
       const size_t doubled = std::max<size_t>(nodes.capacity() * 2, 64);
       nodes.reserve(std::max(needed, std::min<size_t>(doubled, kMaxNodes)));
       ++node_reallocations;
     }
     while (spare_count < want) {
-      RG_CHECK(nodes.size() < kMaxNodes, "TLSF node pool exhausted");
       nodes.push_back(Node{0, 0, kNil, spare, kDead, kNil});
       spare = static_cast<uint32_t>(nodes.size() - 1);
       ++spare_count;

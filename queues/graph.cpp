@@ -59,28 +59,44 @@ uint32_t Graph::copy(GpuVa dst, GpuVa src, uint64_t bytes) {
   return static_cast<uint32_t>(nodes_.size() - 1);
 }
 
-void Graph::set_grid(uint32_t node, std::array<uint32_t, 3> grid) {
-  RG_CHECK(node < nodes_.size() && nodes_[node].queue == QueueKind::kCompute);
-  for (uint32_t g : grid) RG_CHECK(g > 0, "grid dimension 0");
+Status Graph::check_kernel_node(uint32_t node, const char* what) const {
+  if (node >= nodes_.size())
+    return make_error(Errc::kInvalidArgument, "%s: node %u does not exist (the graph has %zu)",
+                      what, node, nodes_.size());
+  if (nodes_[node].queue != QueueKind::kCompute)
+    return make_error(Errc::kInvalidArgument, "%s: node %u is a copy, not a kernel", what, node);
+  return ok_status();
+}
+
+Status Graph::set_grid(uint32_t node, std::array<uint32_t, 3> grid) {
+  RG_TRY(check_kernel_node(node, "set_grid"));
+  for (uint32_t g : grid)
+    if (g == 0)
+      return make_error(Errc::kInvalidArgument, "set_grid: node %u grid %ux%ux%u has a 0 dimension",
+                        node, grid[0], grid[1], grid[2]);
   Node& n = nodes_[node];
   n.exec.grid = grid;
   if (bound_) {
     n.grid_dirty = true;
     dirty_.push_back(node);
   }
+  return ok_status();
 }
 
-void Graph::set_user_data(uint32_t node, uint32_t index, uint32_t value) {
-  RG_CHECK(node < nodes_.size() && nodes_[node].queue == QueueKind::kCompute);
+Status Graph::set_user_data(uint32_t node, uint32_t index, uint32_t value) {
+  RG_TRY(check_kernel_node(node, "set_user_data"));
   Node& n = nodes_[node];
-  RG_CHECK(index < n.exec.user_data_count, "user-data index %u of %u", index,
-           n.exec.user_data_count);
-  if (n.exec.user_data[index] == value) return;
+  if (index >= n.exec.user_data_count)
+    return make_error(Errc::kInvalidArgument,
+                      "set_user_data: node %u has %u user-data dwords, index %u is past them", node,
+                      n.exec.user_data_count, index);
+  if (n.exec.user_data[index] == value) return ok_status();
   n.exec.user_data[index] = value;
   if (bound_) {
     n.user_data_changes.emplace_back(index, value);
     dirty_.push_back(node);
   }
+  return ok_status();
 }
 
 void Graph::set_indirect_limit(uint32_t dwords) {

@@ -2,8 +2,8 @@
 
 #include <cstdlib>
 
+#include "rawgpu/base/env.h"
 #include "rawgpu/base/format.h"
-#include "rawgpu/base/parse.h"
 
 namespace rawgpu::queues {
 
@@ -39,9 +39,9 @@ void SignalPool::release(const Signal& signal) {
 }
 
 Nanos default_wait_timeout() {
-  if (const char* env = std::getenv("RAWGPU_WAIT_TIMEOUT_MS")) {
-    if (auto ms = parse_u64(env); ms && *ms > 0) return std::chrono::milliseconds(*ms);
-  }
+  // A malformed value warns (naming the variable and the range) and the default applies.
+  if (auto ms = env::read_u64("RAWGPU_WAIT_TIMEOUT_MS", 1, 24ull * 3600 * 1000))
+    return std::chrono::milliseconds(*ms);
   return std::chrono::seconds(30);
 }
 

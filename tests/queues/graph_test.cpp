@@ -102,9 +102,9 @@ TEST_F(GraphTest, ReplaysWithOneIndirectBufferAndPatchesOnlyChanges) {
   EXPECT_EQ(g.last_patched(), 0u);
   EXPECT_EQ(exec_->states.size(), 100u);
   // Change one node's grid and user data: only those dwords are rewritten.
-  g.set_grid(7, {100, 1, 1});
-  g.set_user_data(9, 4, 0);  // same value: not a change
-  g.set_user_data(9, 2, 0x1234);
+  ASSERT_TRUE(g.set_grid(7, {100, 1, 1}));
+  ASSERT_TRUE(g.set_user_data(9, 4, 0));  // same value: not a change
+  ASSERT_TRUE(g.set_user_data(9, 2, 0x1234));
   ring_before = cq_->wptr();
   ASSERT_TRUE(g.launch(*tl_));
   EXPECT_EQ(cq_->wptr() - ring_before, 19u);
@@ -170,7 +170,7 @@ TEST_F(GraphTest, LongGraphsSplitIntoSeveralIndirectBuffers) {
   for (uint32_t i = 0; i < kKernels; i += 997) EXPECT_EQ(exec_->states[i].grid[0], i % 1000 + 1);
   EXPECT_EQ(exec_->states.back().grid[0], (kKernels - 1) % 1000 + 1);
   // A patch slot in a later buffer is rewritten where that buffer runs it.
-  g.set_grid(kKernels - 2, {7, 1, 1});
+  ASSERT_TRUE(g.set_grid(kKernels - 2, {7, 1, 1}));
   ASSERT_TRUE(g.launch(*tl_));
   ASSERT_TRUE(finish());
   EXPECT_EQ(exec_->states[2 * kKernels - 2].grid[0], 7u);
@@ -239,6 +239,39 @@ TEST_F(GraphTest, RejectsEmptyAndDoubleBind) {
   EXPECT_FALSE(g.bound());
 }
 
+// Patch values come from user shapes: a bad node, index or a 0 grid is a typed error that leaves
+// the bound graph as it was (the next launch still runs the old values).
+TEST_F(GraphTest, BadPatchesAreTypedErrorsAndChangeNothing) {
+  Graph& g = graph();
+  ExecParams p = doubler(GpuVa(0), GpuVa(0), 0);
+  p.user_data[4] = 0;
+  p.grid = {3, 1, 1};
+  g.exec(p, {}, {});
+  auto buf = gpu_->alloc(4096, BufferPlacement::kHost).value();
+  g.copy(buf.va, buf.va + 2048, 64);
+  ASSERT_TRUE(g.bind());
+  ASSERT_TRUE(g.launch(*tl_));
+  ASSERT_TRUE(finish());
+  const uint64_t unchanged_patches = g.last_patched();  // the cross-queue epoch
+  auto expect_invalid = [](const Status& s, const char* needle) {
+    ASSERT_FALSE(s.ok()) << needle;
+    EXPECT_TRUE(s.error().is(Errc::kInvalidArgument)) << s.error().to_string();
+    EXPECT_NE(s.error().message().find(needle), std::string::npos) << s.error().message();
+  };
+  expect_invalid(g.set_grid(0, {0, 1, 1}), "0 dimension");
+  expect_invalid(g.set_grid(0, {1, 1, 0}), "0 dimension");
+  expect_invalid(g.set_grid(2, {1, 1, 1}), "node 2 does not exist");
+  expect_invalid(g.set_grid(1, {1, 1, 1}), "node 1 is a copy");
+  expect_invalid(g.set_user_data(0, p.user_data_count, 7), "index 5 is past them");
+  expect_invalid(g.set_user_data(1, 0, 7), "node 1 is a copy");
+  ASSERT_TRUE(g.launch(*tl_));
+  ASSERT_TRUE(finish());
+  EXPECT_EQ(g.last_patched(), unchanged_patches);
+  ASSERT_EQ(exec_->states.size(), 2u);
+  EXPECT_EQ(exec_->states[1].grid[0], 3u);
+  EXPECT_EQ(exec_->states[1].grid[2], 1u);
+  ASSERT_TRUE(gpu_->free(buf));
+}
 // Maps `s` (a signal of another device) into `gpu`: same host memory, this device's VA.
 Signal import_signal(sim::AmdGpu& gpu, const Signal& s,
                      std::vector<drivers::amd::DeviceBuffer>& keep) {

@@ -149,9 +149,19 @@ expect(["bench", "launch", "--device", "sim:gfx9"], 2)
 expect(["bench", "pagetable", "--repeats", "1000"], 2, err_has="expected 1..100")
 doc = expect_json(["bench", "pagetable", "--format", "gfx12", "--repeats", "1", "--json"],
                   "bench pagetable", ["results", "repeats"])
-# 30000 kernels need more than one indirect buffer (this aborted in indirect_buffer()).
-doc = expect_json(["bench", "launch", "--kernels", "30000", "--ops", "1000", "--copy-size",
-                   "1MiB", "--json"], "bench launch", [])
+expect(["bench", "launch", "--replays", "0"], 2, err_has="expected 1..1000")
+# 30000 kernels need more than one indirect buffer (this aborted in indirect_buffer()). Two
+# replays: each one simulates all 30000 kernels.
+doc = expect_json(["bench", "launch", "--kernels", "30000", "--replays", "2", "--ops", "1000",
+                   "--copy-size", "1MiB", "--json"], "bench launch",
+                  ["graph_kernels", "graph_replays", "graph_replay_ns"])
+if doc and (doc["graph_kernels"] != 30000 or doc["graph_replays"] != 2):
+    failures.append(f"bench launch --kernels 30000 --replays 2: {doc}")
+# Without --replays a long graph is replayed fewer times (5..200, ~200k simulated kernels).
+doc = expect_json(["bench", "launch", "--kernels", "20000", "--ops", "1000", "--copy-size",
+                   "64KiB", "--json"], "bench launch", ["graph_replays"])
+if doc and doc["graph_replays"] != 10:
+    failures.append(f"bench launch --kernels 20000 replayed {doc['graph_replays']} times, not 10")
 
 # One JSON shape everywhere.
 expect_json(["version", "--json"], "version", ["rawgpu", "llvm", "llvm_targets", "firmware"])

@@ -56,7 +56,7 @@ def main() -> int:
     bad.mkdir(exist_ok=True)
     (bad / "notes.txt").write_text("not an ELF file\n")
     (bad / "cut.co").write_bytes((out / "gfx1100/reduce_row/kernel.co").read_bytes()[:300])
-    for path, needle in [(bad / "missing.co", "no such file"), (bad, "is a directory"),
+    for path, needle in [(bad / "missing.co", "No such file or directory"), (bad, "is a directory"),
                          (bad / "notes.txt", "is not an ELF file"),
                          (bad / "cut.co", "(AMDGPU code object)")]:
         expect([rawgpu, "inspect", path], 1, f"rawgpu inspect: {path}")

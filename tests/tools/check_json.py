@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Runs a command and checks that its stdout is one JSON document with the given top-level keys.
+"""Runs a command and checks that its stdout is one JSON document with the given top-level keys
+and the envelope every `rawgpu ... --json` output has: schema (1) and command.
 
 usage: check_json.py KEY[,KEY...] -- COMMAND [ARGS...]
 """
@@ -9,7 +10,8 @@ import sys
 
 def main() -> int:
     sep = sys.argv.index("--")
-    keys = [k for k in sys.argv[1].split(",") if k]
+    keys = ["schema", "command"] + [k for k in sys.argv[1].split(",")
+                                    if k and k not in ("schema", "command")]
     cmd = sys.argv[sep + 1:]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     if proc.returncode != 0:
@@ -23,6 +25,9 @@ def main() -> int:
     missing = [k for k in keys if k not in doc]
     if missing:
         print(f"FAIL: missing keys {missing} in {proc.stdout}")
+        return 1
+    if doc["schema"] != 1:
+        print(f"FAIL: schema {doc['schema']!r}, expected 1")
         return 1
     print(f"ok: valid JSON with keys {keys}")
     return 0

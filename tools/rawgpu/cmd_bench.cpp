@@ -363,11 +363,15 @@ cli::Command bench_command() {
            json_option()},
           bench_pagetable),
       sub("launch", "host cost of the hardware command queues on a simulated AMD GPU",
-          "Exec+signal enqueue (median over --ops), graph replay per kernel (--kernels) and copy\n"
-          "throughput (--copy-size) on a simulated AMD GPU.",
+          "Exec+signal enqueue (median over --ops), graph replay per kernel (--kernels, median\n"
+          "over --replays) and copy throughput (--copy-size) on a simulated AMD GPU.",
           {{"device", 'd', "NAME", "sim:gfx1100 or sim:gfx1201", "sim:gfx1100"},
-           {"ops", 0, "N", "exec+signal enqueues to time", "200000"},
-           {"kernels", 0, "N", "kernels in the replayed graph", "1000"},
+           {"ops", 0, "N", "exec+signal enqueues to time, 1000..100000000", "200000"},
+           {"kernels", 0, "N", "kernels in the replayed graph, 1..100000", "1000"},
+           {"replays", 0, "N",
+            "graph replays to time, 1..1000 (default: 200, fewer past 1000 kernels so that at "
+            "most ~200k kernels are simulated; at least 5)",
+            ""},
            {"copy-size", 0, "BYTES", "bytes per copy direction", "64MiB"},
            json_option()},
           bench_launch),

@@ -4,13 +4,11 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "commands.h"
 #include "json_out.h"
+#include "rawgpu/base/file.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/progress.h"
 #include "rawgpu/compiler/gpu.h"
@@ -20,17 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace rawgpu::compiler;
-
-Status write_file(const fs::path& p, std::string_view data) {
-  errno = 0;
-  std::ofstream f(p, std::ios::binary);
-  f.write(data.data(), std::streamsize(data.size()));
-  f.close();
-  if (!f)
-    return make_error(Errc::kIo, "cannot write %s: %s", p.c_str(),
-                      errno != 0 ? std::strerror(errno) : "write failed");
-  return ok_status();
-}
 
 std::string summary_json(const ProgramSpec& s) {
   std::string out;

@@ -2,18 +2,15 @@
 // the loaders' own parsers (drivers/amd/code_object.h, drivers/nv/cubin.h): the kernels, their
 // registers, LDS/shared memory, scratch/stack, kernarg layout, wave size / thread limits and the
 // descriptor or .nv.info fields, as text or JSON.
-#include <fcntl.h>
 #include <llvm/Support/JSON.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstring>
 #include <optional>
 #include <sstream>
 
 #include "commands.h"
 #include "json_out.h"
+#include "rawgpu/base/file.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/drivers/amd/code_object.h"
 #include "rawgpu/drivers/nv/cubin.h"
@@ -26,57 +23,18 @@ namespace nv = drivers::nv;
 
 constexpr uint16_t kEmCuda = 190, kEmAmdgpu = 224;
 
-// Closes a file descriptor on every return path.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-Error os_error(int err, const std::string& path, const char* doing) {
-  const Errc code = err == ENOENT                   ? Errc::kNotFound
-                    : err == EACCES || err == EPERM ? Errc::kPermission
-                                                    : Errc::kIo;
-  return make_error(code, "%s: %s: %s", path.c_str(), doing, std::strerror(err));
-}
-
 }  // namespace
 
 Result<std::vector<uint8_t>> read_binary_file(const std::string& path, uint64_t max_bytes) {
-  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (f.fd < 0) {
-    const int err = errno;
-    if (err == ENOENT) return make_error(Errc::kNotFound, "%s: no such file", path.c_str());
-    return os_error(err, path, "cannot open");
-  }
-  struct stat st;
-  if (::fstat(f.fd, &st) != 0) return os_error(errno, path, "cannot stat");
-  if (S_ISDIR(st.st_mode))
-    return std::move(make_error(Errc::kInvalidArgument, "%s is a directory", path.c_str())
-                         .with_hint("give the code object (.co/.hsaco) or cubin file itself"));
-  auto too_big = [&](const char* what) {
-    return std::move(make_error(Errc::kOutOfRange, "%s is %s; rawgpu inspect reads at most %s",
-                                path.c_str(), what, format_bytes(max_bytes).c_str())
-                         .with_hint("code objects and cubins are kilobytes to a few megabytes: is "
-                                    "this the right file?"));
-  };
-  if (S_ISREG(st.st_mode) && uint64_t(st.st_size) > max_bytes)
-    return too_big(strformat("%llu bytes", (unsigned long long)st.st_size).c_str());
+  ReadLimits limits;
+  limits.max_bytes = max_bytes;
+  limits.too_big_hint =
+      "code objects and cubins are kilobytes to a few megabytes: is this the right file?";
   std::vector<uint8_t> bytes;
-  if (S_ISREG(st.st_mode)) bytes.reserve(size_t(st.st_size));
-  // Read to the end (pipes and character devices have no size) and one byte past the limit.
-  uint8_t buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(f.fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return os_error(errno, path, "read failed");
-    }
-    if (n == 0) break;
-    bytes.insert(bytes.end(), buf, buf + n);
-    if (bytes.size() > max_bytes) return too_big("larger than that");
-  }
+  RG_TRY(read_file_chunks(path, limits, [&](std::string_view chunk) -> Status {
+    bytes.insert(bytes.end(), chunk.begin(), chunk.end());
+    return ok_status();
+  }));
   return bytes;
 }
 

@@ -21,7 +21,9 @@
 // stays inside its block as padding (TlsfStats::padding) instead of becoming a tiny free block;
 // padding is released again when a request cannot be served otherwise.
 //
-// Errors are values; a failed call leaves the allocator unchanged. Not thread-safe.
+// Errors are values; a failed call leaves the allocator unchanged. The one exception is host
+// memory for the metadata: std::bad_alloc (also once 2^32 - 3 block descriptors, 128 GiB, would
+// be live) is thrown before anything changes. Not thread-safe.
 #pragma once
 
 #include <cstdint>

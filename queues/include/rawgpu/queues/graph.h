@@ -50,7 +50,8 @@ class Graph {
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
 
-  // Recording (before bind). Return the node index.
+  // Recording (before bind; recording into a bound graph or a copy of 0 bytes is a programming
+  // error and aborts). Return the node index; exec parameters are checked by bind().
   uint32_t exec(const ExecParams& params, std::span<const BufferRange> reads,
                 std::span<const BufferRange> writes);
   uint32_t copy(GpuVa dst, GpuVa src, uint64_t bytes);
@@ -69,9 +70,11 @@ class Graph {
   bool bound() const { return bound_; }
 
   // Changes for the next launch (before or after bind). After bind, these rewrite the node's
-  // patch slots in the bound buffer at the next launch only if the value changed.
-  void set_grid(uint32_t node, std::array<uint32_t, 3> grid);
-  void set_user_data(uint32_t node, uint32_t index, uint32_t value);
+  // patch slots in the bound buffer at the next launch only if the value changed. The values
+  // come from user shapes and arguments: kInvalidArgument (the graph unchanged) for a node that
+  // is not a kernel, a user-data index past the node's user_data_count, or a grid dimension 0.
+  Status set_grid(uint32_t node, std::array<uint32_t, 3> grid);
+  Status set_user_data(uint32_t node, uint32_t index, uint32_t value);
 
   // Submits one launch: both queues wait on the timeline's previous value, run their bound IB,
   // and the compute queue signals the timeline's next value once the copy queue is done too.
@@ -86,6 +89,7 @@ class Graph {
   QueueKind queue_of(uint32_t node) const { return nodes_[node].queue; }
 
  private:
+  Status check_kernel_node(uint32_t node, const char* what) const;
   Graph(drivers::amd::AmdDevice& device, ComputeQueue& compute, CopyQueue& copy,
         SignalPool& signals)
       : device_(&device), compute_(&compute), copy_(&copy), signals_(&signals) {}
