@@ -62,6 +62,9 @@ FakePciSystem::FakePciSystem(std::vector<FakePciFunction> functions) {
       const std::string g = std::to_string(f.iommu_group);
       fs::create_directories(root_ / "sys/kernel/iommu_groups" / g);
       fs::create_directory_symlink("../../../kernel/iommu_groups/" + g, dir / "iommu_group");
+      fs::create_directories(root_ / "sys/kernel/iommu_groups" / g / "devices");
+      fs::create_directory_symlink("../../../../bus/pci/devices/" + f.bdf,
+                                   root_ / "sys/kernel/iommu_groups" / g / "devices" / f.bdf);
     }
     if (!f.resources.empty()) {
       std::ofstream res(dir / "resource");

@@ -32,6 +32,9 @@ class FakePciSystem {
   ~FakePciSystem();
   std::string dump_path() const { return (root_ / "lspci.dump").string(); }
   std::string sysfs_root() const { return (root_ / "sys").string(); }
+  // An empty directory for a fake /dev.
+  std::string dev_root() const { return (root_ / "dev").string(); }
+  const std::filesystem::path& root() const { return root_; }
 
  private:
   std::filesystem::path root_;
