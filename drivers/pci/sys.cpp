@@ -23,7 +23,7 @@ class OsSys final : public Sys {
  public:
   int open(const std::string& path, int flags) override {
     int r;
-    do r = ::open(path.c_str(), flags | O_CLOEXEC);
+    do r = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
     while (r < 0 && errno == EINTR);
     return ret(r);
   }

@@ -637,9 +637,8 @@ Result<DmaBuffer> VfioPciDevice::alloc_dma(uint64_t size) {
     auto iova = s.iova->alloc(size, size >= kHugeAlign ? kHugeAlign : kDmaPageSize);
     if (!iova) {
       s.sys->munmap(host, size);
-      return std::move(make_error(Errc::kOutOfMemory, "%s: no IOVA space for %s of DMA: %s",
-                                  s.bdf.c_str(), format_bytes(size).c_str(),
-                                  iova.error().message().c_str()));
+      return make_error(Errc::kOutOfMemory, "%s: no IOVA space for %s of DMA: %s", s.bdf.c_str(),
+                        format_bytes(size).c_str(), iova.error().message().c_str());
     }
     vfio_iommu_type1_dma_map map{};
     map.argsz = sizeof map;

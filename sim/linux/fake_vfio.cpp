@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "rawgpu/base/format.h"
 
@@ -113,6 +115,43 @@ struct FakeVfioKernel::Impl {
     size_t len;
   };
   std::map<uint8_t*, BarMap> bar_maps;
+  std::map<int, std::string> sysfs_writers;   // real fds open for writing under sys_root
+  std::map<std::string, std::string> native;  // bdf -> the driver it had first
+
+  // The kernel's reaction to a write of `value` to the sysfs attribute `path`; -errno or 0.
+  int sysfs_effect(const std::string& path, std::string value) {
+    namespace fs = std::filesystem;
+    while (!value.empty() && (value.back() == '\n' || value.back() == ' ')) value.pop_back();
+    const std::string drivers = sys_root + "/bus/pci/drivers/";
+    const fs::path devices = fs::path(sys_root) / "bus/pci/devices";
+    std::error_code ec;
+    auto driver_of = [&](const std::string& bdf) {
+      const fs::path link = devices / bdf / "driver";
+      return fs::is_symlink(link, ec) ? fs::read_symlink(link, ec).filename().string()
+                                      : std::string();
+    };
+    if (path.rfind(drivers, 0) == 0 && path.size() > 7 &&
+        path.compare(path.size() - 7, 7, "/unbind") == 0) {
+      const std::string drv = path.substr(drivers.size(), path.size() - 7 - drivers.size());
+      if (driver_of(value) != drv) return -ENODEV;
+      if (drv != "vfio-pci") native.emplace(value, drv);
+      fs::remove(devices / value / "driver", ec);
+      return 0;
+    }
+    if (path == sys_root + "/bus/pci/drivers_probe") {
+      if (!fs::exists(devices / value, ec)) return -ENODEV;
+      if (!driver_of(value).empty()) return 0;
+      std::string override_name;
+      std::ifstream(devices / value / "driver_override") >> override_name;
+      std::string drv = override_name;
+      if (drv.empty() && native.count(value)) drv = native[value];
+      if (drv.empty() || !fs::is_directory(fs::path(drivers) / drv, ec)) return 0;
+      fs::create_directory_symlink("../../../bus/pci/drivers/" + drv, devices / value / "driver",
+                                   ec);
+      return 0;
+    }
+    return 0;
+  }
 
   std::string name(int fd) const {
     auto it = fds.find(fd);
@@ -247,7 +286,11 @@ int FakeVfioKernel::open(const std::string& path, int flags) {
     return fd;
   }
   if (path.rfind(vfio, 0) != 0) {
-    const int r = pci::Sys::os().open(path, flags);
+    const bool sysfs_write =
+        path.rfind(p.sys_root + "/", 0) == 0 && (flags & O_ACCMODE) != O_RDONLY;
+    // A sysfs attribute takes a whole value per write: model it by truncating.
+    const int r = pci::Sys::os().open(path, sysfs_write ? flags | O_TRUNC : flags);
+    if (r >= 0 && sysfs_write) p.sysfs_writers[r] = path;
     trace_ += strformat("open %s = %s\n", p.rel(path).c_str(), r < 0 ? std::strerror(-r) : "fd");
     return r;
   }
@@ -282,7 +325,10 @@ int FakeVfioKernel::open(const std::string& path, int flags) {
 int FakeVfioKernel::close(int fd) {
   Impl& p = *p_;
   Object* o = p.get(fd);
-  if (!o) return pci::Sys::os().close(fd);
+  if (!o) {
+    p.sysfs_writers.erase(fd);
+    return pci::Sys::os().close(fd);
+  }
   trace_ += "close " + p.name(fd) + "\n";
   switch (o->kind) {
     case Kind::kGroup: {
@@ -674,7 +720,20 @@ ssize_t FakeVfioKernel::read(int fd, void* buf, size_t n) {
 ssize_t FakeVfioKernel::write(int fd, const void* buf, size_t n) {
   Impl& p = *p_;
   Object* o = p.get(fd);
-  if (!o) return pci::Sys::os().write(fd, buf, n);
+  if (!o) {
+    auto w = p.sysfs_writers.find(fd);
+    if (w == p.sysfs_writers.end()) return pci::Sys::os().write(fd, buf, n);
+    const std::string value(static_cast<const char*>(buf), n);
+    int err = 0;
+    const int r =
+        p.take_failure("write:" + p.rel(w->second), &err) ? -err : p.sysfs_effect(w->second, value);
+    std::string shown = value;
+    while (!shown.empty() && shown.back() == '\n') shown.pop_back();
+    trace_ += strformat("write %s '%s' = %s\n", p.rel(w->second).c_str(), shown.c_str(),
+                        r < 0 ? std::strerror(-r) : "ok");
+    if (r < 0) return r;
+    return pci::Sys::os().write(fd, buf, n);
+  }
   if (o->kind != Kind::kEventfd || n < 8) return -EINVAL;
   uint64_t v;
   std::memcpy(&v, buf, 8);

@@ -40,6 +40,8 @@ FakePciSystem::FakePciSystem(std::vector<FakePciFunction> functions) {
   fs::create_directories(devices);
   fs::create_directories(root_ / "sys/bus/pci/drivers");
   fs::create_directories(root_ / "sys/kernel/iommu_groups");
+  std::ofstream(root_ / "sys/bus/pci/drivers_probe");
+  add_driver("vfio-pci");  // the module is loaded
   for (const FakePciFunction& f : functions) {
     // lspci -xxx format: a header line with the address, then 16 bytes per line.
     dump << f.bdf << " Fake device\n";
@@ -54,10 +56,13 @@ FakePciSystem::FakePciSystem(std::vector<FakePciFunction> functions) {
     dump << "\n";
     const fs::path dir = devices / f.bdf;
     fs::create_directories(dir);
+    std::ofstream(dir / "driver_override");
     if (!f.driver.empty()) {
-      fs::create_directories(root_ / "sys/bus/pci/drivers" / f.driver);
+      add_driver(f.driver);
       fs::create_directory_symlink("../../../bus/pci/drivers/" + f.driver, dir / "driver");
     }
+    for (const std::string& node : f.drm_nodes) fs::create_directories(dir / "drm" / node);
+    if (f.boot_vga) std::ofstream(dir / "boot_vga") << "1\n";
     if (f.iommu_group >= 0) {
       const std::string g = std::to_string(f.iommu_group);
       fs::create_directories(root_ / "sys/kernel/iommu_groups" / g);
@@ -77,6 +82,22 @@ FakePciSystem::FakePciSystem(std::vector<FakePciFunction> functions) {
       }
     }
   }
+}
+
+void FakePciSystem::add_driver(const std::string& name) {
+  const fs::path d = root_ / "sys/bus/pci/drivers" / name;
+  fs::create_directories(d);
+  for (const char* attr : {"bind", "unbind", "new_id"})
+    if (!fs::exists(d / attr)) std::ofstream(d / attr);
+}
+
+void FakePciSystem::add_process(int pid, const std::string& comm,
+                                const std::vector<std::string>& open_files) {
+  const fs::path p = root_ / "proc" / std::to_string(pid);
+  fs::create_directories(p / "fd");
+  std::ofstream(p / "comm") << comm << "\n";
+  int fd = 3;
+  for (const std::string& f : open_files) fs::create_symlink(f, p / "fd" / std::to_string(fd++));
 }
 
 FakePciSystem::~FakePciSystem() {

@@ -21,6 +21,8 @@ struct FakePciFunction {
   std::string driver;  // empty: none bound
   int iommu_group = -1;
   std::vector<std::array<uint64_t, 3>> resources;  // start, end, flags per BAR line
+  std::vector<std::string> drm_nodes;              // "card0", "renderD128"
+  bool boot_vga = false;
 
   std::array<uint8_t, 256> config_space() const;
 };
@@ -35,6 +37,11 @@ class FakePciSystem {
   // An empty directory for a fake /dev.
   std::string dev_root() const { return (root_ / "dev").string(); }
   const std::filesystem::path& root() const { return root_; }
+  std::string proc_root() const { return (root_ / "proc").string(); }
+  // A loaded driver: sys/bus/pci/drivers/NAME with its bind/unbind attributes.
+  void add_driver(const std::string& name);
+  // A process (proc/PID/comm, fd/N links to `open_files`).
+  void add_process(int pid, const std::string& comm, const std::vector<std::string>& open_files);
 
  private:
   std::filesystem::path root_;

@@ -10,6 +10,11 @@
 // device reaches host memory only through mapped IOVAs (device_dma(): anything else is a
 // recorded DMA fault). It records a trace of every call (paths relative to the roots, fds by
 // kind and number, never host addresses) for golden-trace tests, and can fail any named step.
+//
+// The sysfs tree is real files, but writes to its driver attributes act as the kernel's do:
+// drivers/X/unbind removes the device's driver link (-ENODEV when X is not its driver),
+// drivers_probe binds the driver named in driver_override (when drivers/NAME exists, i.e. the
+// module is loaded) or, with no override, the driver the device had first.
 #pragma once
 
 #include <array>
@@ -57,7 +62,8 @@ class FakeVfioKernel final : public pci::Sys {
   void set_dma_entry_limit(uint32_t n) { dma_entry_limit_ = n; }
 
   // The next call of `step` fails with -err. Steps: an ioctl name ("VFIO_GROUP_GET_DEVICE_FD"),
-  // "open:<path relative to dev root>", "mmap:BAR<n>", "pread:config" (a short read, err ignored).
+  // "open:<path relative to dev root>", "mmap:BAR<n>", "pread:config" (a short read, err ignored),
+  // "write:$SYS/<attribute path>".
   void fail_next(const std::string& step, int err);
 
   // The device side: raise MSI vector 0 of `bdf` (false when no eventfd is registered), and DMA

@@ -19,6 +19,7 @@ namespace rawgpu::pci {
 class Sys {
  public:
   virtual ~Sys() = default;
+  // Files created through O_CREAT get mode 0644 (before the umask).
   virtual int open(const std::string& path, int flags) = 0;
   virtual int close(int fd) = 0;
   // `arg` is the ioctl's argument: a pointer to its struct, or an integer cast to a pointer.
