@@ -163,6 +163,15 @@ doc = expect_json(["bench", "launch", "--kernels", "20000", "--ops", "1000", "--
 if doc and doc["graph_replays"] != 10:
     failures.append(f"bench launch --kernels 20000 replayed {doc['graph_replays']} times, not 10")
 
+# bind / release: values checked before anything is touched; a missing function is exit 1.
+expect(["bind", "03:00.0"], 2, err_has="--vfio")
+expect(["bind", "zz:00.0", "--vfio"], 2)
+expect(["release"], 2)
+with tempfile.TemporaryDirectory() as tmp:
+    expect(["bind", "0000:09:00.0", "--vfio", "--sysfs-root", tmp], 1,
+           err_has="no such PCI function")
+    expect(["release", "0000:09:00.0", "--sysfs-root", tmp], 1, err_has="no such PCI function")
+
 # One JSON shape everywhere.
 expect_json(["version", "--json"], "version", ["rawgpu", "llvm", "llvm_targets", "firmware"])
 expect_json(["selfcheck", "--json"], "selfcheck", ["checks", "passed", "failed", "skipped"])

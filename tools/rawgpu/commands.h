@@ -23,6 +23,8 @@ cli::Command bench_command();
 cli::Command compile_command();
 cli::Command demo_command();
 cli::Command inspect_command();
+cli::Command bind_command();
+cli::Command release_command();
 // `rawgpu bench launch` (cmd_bench_launch.cpp).
 int bench_launch(const cli::Args& args, cli::Io& io);
 // `rawgpu bench emulator` (cmd_bench_emulator.cpp).
