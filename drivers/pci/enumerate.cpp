@@ -19,12 +19,12 @@ extern "C" {
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "rawgpu/base/file.h"
 #include "rawgpu/base/log.h"
 #include "rawgpu/base/parse.h"
 #include "rawgpu/drivers/pci/device_info.h"
+#include "rawgpu/drivers/pci/sysfs_text.h"
 
 namespace rawgpu::pci {
 namespace fs = std::filesystem;
@@ -32,12 +32,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kTag = "pci";
-
-// Linux IORESOURCE_* flags as printed in sysfs `resource` (include/linux/ioport.h).
-constexpr uint64_t kIoresourceIo = 0x100;
-constexpr uint64_t kIoresourceMem = 0x200;
-constexpr uint64_t kIoresourcePrefetch = 0x2000;
-constexpr uint64_t kIoresourceMem64 = 0x100000;
 
 thread_local std::jmp_buf* t_error_jump = nullptr;
 thread_local char t_error_message[512];
@@ -109,29 +103,35 @@ std::string link_basename(const fs::path& link) {
   return target.filename().string();
 }
 
-// Parses a sysfs `resource` file: one "start end flags" line per region, BARs 0..5 first.
+// BARs 0..5 from a sysfs `resource` file (parse_resource); unused lines are skipped. A missing
+// file gives no BARs; an unreadable or malformed one is logged and gives none either, so the
+// caller keeps the config-space BARs.
 std::vector<Bar> read_sysfs_bars(const fs::path& file) {
   std::vector<Bar> bars;
-  std::ifstream in(file);
-  if (!in) return bars;
-  std::string line;
-  for (int index = 0; index < 6 && std::getline(in, line); ++index) {
-    std::istringstream ls(line);
-    std::string s_start, s_end, s_flags;
-    if (!(ls >> s_start >> s_end >> s_flags)) break;
-    auto start = parse_u64(s_start), end = parse_u64(s_end), flags = parse_u64(s_flags);
-    if (!start.ok() || !end.ok() || !flags.ok()) {
-      RG_LOG(kTag, 1, "%s: unparsable line %d: '%s'", file.c_str(), index, line.c_str());
-      break;
-    }
-    if (*end == 0 || *end < *start || (*flags & (kIoresourceIo | kIoresourceMem)) == 0) continue;
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return bars;
+  ReadLimits limits;
+  limits.max_bytes = 64 << 10;
+  Result<std::string> text = read_file(file.string(), limits);
+  if (!text.ok()) {
+    RG_LOG(kTag, 1, "%s", text.error().to_string().c_str());
+    return bars;
+  }
+  Result<std::vector<ResourceRegion>> regions = parse_resource(*text);
+  if (!regions.ok()) {
+    RG_LOG(kTag, 1, "%s: %s", file.c_str(), regions.error().to_string().c_str());
+    return bars;
+  }
+  for (const ResourceRegion& r : *regions) {
+    if (r.index >= 6) break;
+    if (!r.used()) continue;
     Bar bar;
-    bar.index = index;
-    bar.address = *start;
-    bar.size = *end - *start + 1;
-    bar.io = (*flags & kIoresourceIo) != 0;
-    bar.is_64bit = (*flags & kIoresourceMem64) != 0;
-    bar.prefetchable = (*flags & kIoresourcePrefetch) != 0;
+    bar.index = r.index;
+    bar.address = r.start;
+    bar.size = r.size();
+    bar.io = r.io();
+    bar.is_64bit = r.is_64bit();
+    bar.prefetchable = r.prefetchable();
     bars.push_back(bar);
   }
   return bars;

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <set>
 
@@ -130,6 +131,29 @@ TEST(PciEnumerate, FindsGpusWithSysfsDetails) {
   EXPECT_EQ(other.known, nullptr);
   EXPECT_TRUE(other.is_candidate_gpu());
   EXPECT_EQ(other.bdf.domain, 1u);
+}
+
+// A malformed sysfs `resource` is not trusted at all: the BARs come from config space (the libpci
+// dump has addresses, no sizes) instead of from the lines before the bad one.
+TEST(PciEnumerate, MalformedSysfsResourceFallsBackToConfigSpace) {
+  FakePciSystem sys({navi31()});
+  {
+    std::ofstream res(std::filesystem::path(sys.sysfs_root()) / "bus/pci/devices/0000:03:00.0" /
+                      "resource");
+    res << "0x0000007800000000 0x0000007fffffffff 0x000000000014220c\n"
+        << "garbage\n";
+  }
+  EnumerateOptions o;
+  o.libpci_dump = sys.dump_path();
+  o.sysfs_root = sys.sysfs_root();
+  auto devices = enumerate(o);
+  ASSERT_TRUE(devices.ok()) << devices.error().to_string();
+  ASSERT_EQ(devices->size(), 1u);
+  const DeviceInfo& amd = (*devices)[0];
+  ASSERT_EQ(amd.bars.size(), 3u);
+  EXPECT_EQ(amd.bars[0].address, 0x7800000000u);
+  EXPECT_EQ(amd.bars[0].size, 0u) << "sizes would have come from the resource file";
+  EXPECT_EQ(amd.bars[2].index, 5);
 }
 
 TEST(PciEnumerate, AllDevicesOption) {
