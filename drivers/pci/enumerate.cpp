@@ -24,6 +24,8 @@ extern "C" {
 #include "rawgpu/base/log.h"
 #include "rawgpu/base/parse.h"
 #include "rawgpu/drivers/pci/device_info.h"
+
+#include "rawgpu/drivers/pci/config_space.h"
 #include "rawgpu/drivers/pci/sysfs_text.h"
 
 namespace rawgpu::pci {
@@ -185,6 +187,43 @@ Status check_input(const std::string& path, PathKind want, const char* what) {
   return ok_status();
 }
 
+// Capabilities from as much configuration space as libpci can read (unprivileged sysfs reads
+// stop at 64 bytes: then there are none). A malformed list is logged and ignored: listing
+// devices must not fail on one device's bad capability chain.
+void read_capabilities(pci_dev* d, DeviceInfo& info) {
+  std::vector<uint8_t> cfg;
+  for (int size : {4096, 256, 64}) {
+    cfg.assign(static_cast<size_t>(size), 0);
+    int ok = 0;
+    if (!guarded([&] { ok = pci_read_block(d, 0, cfg.data(), size); })) ok = 0;
+    if (ok) break;
+    cfg.clear();
+  }
+  info.config_bytes = static_cast<uint32_t>(cfg.size());
+  if (cfg.size() <= 64) return;
+  auto cs = parse_config_space(cfg);
+  if (!cs) {
+    RG_LOG(kTag, 1, "%s: capabilities not read: %s", info.bdf.to_string().c_str(),
+           cs.error().to_string().c_str());
+    return;
+  }
+  if (auto pcie = decode_pcie(*cs)) {
+    PcieLink l;
+    l.speed = pcie->link_speed;
+    l.max_speed = pcie->max_link_speed;
+    l.width = pcie->link_width;
+    l.max_width = pcie->max_link_width;
+    l.aspm_l0s = pcie->aspm_l0s_enabled;
+    l.aspm_l1 = pcie->aspm_l1_enabled;
+    info.link = l;
+  }
+  if (auto rebar = decode_resizable_bar(*cs))
+    for (const ResizableBarEntry& e : rebar->entries)
+      info.resizable_bars.push_back({e.bar_index, e.supported_sizes(), e.current_size()});
+  info.msi = decode_msi(*cs).ok();
+  info.msix = decode_msix(*cs).ok();
+}
+
 struct PciAccess {
   pci_access* acc = pci_alloc();
   ~PciAccess() {
@@ -298,6 +337,7 @@ Result<std::vector<DeviceInfo>> enumerate(const EnumerateOptions& options) {
     info.device_name = RG_TRY(lookup(acc, PCI_LOOKUP_DEVICE, d->vendor_id, d->device_id));
     info.class_name = RG_TRY(lookup(acc, PCI_LOOKUP_CLASS, d->device_class));
     info.bars = libpci_bars(d);
+    read_capabilities(d, info);
     out.push_back(std::move(info));
   }
 
@@ -311,6 +351,16 @@ Result<std::vector<DeviceInfo>> enumerate(const EnumerateOptions& options) {
     if (!group.empty()) {
       auto g = parse_u64(group);
       if (g.ok() && *g <= 0x7fffffff) info.iommu_group = static_cast<int>(*g);
+    }
+    if (info.iommu_group) {
+      std::error_code ec;
+      const fs::path members = fs::path(sysfs_devices).parent_path().parent_path().parent_path() /
+                               "kernel/iommu_groups" / std::to_string(*info.iommu_group) /
+                               "devices";
+      for (const auto& e : fs::directory_iterator(members, ec))
+        if (e.path().filename() != info.bdf.to_string())
+          info.iommu_group_devices.push_back(e.path().filename().string());
+      std::sort(info.iommu_group_devices.begin(), info.iommu_group_devices.end());
     }
     std::vector<Bar> bars = read_sysfs_bars(dir / "resource");
     if (!bars.empty()) info.bars = std::move(bars);

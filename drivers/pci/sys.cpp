@@ -68,6 +68,7 @@ class OsSys final : public Sys {
     return p;
   }
   int munmap(void* addr, size_t length) override { return ret(::munmap(addr, length)); }
+  int mlock(const void* addr, size_t length) override { return ret(::mlock(addr, length)); }
   ssize_t readlink(const std::string& path, std::string& target) override {
     char buf[PATH_MAX];
     const ssize_t n = ::readlink(path.c_str(), buf, sizeof buf);

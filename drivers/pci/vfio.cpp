@@ -13,6 +13,8 @@
 #include <map>
 #include <optional>
 
+#include "mapped_mmio.h"
+#include "pagemap.h"
 #include "rawgpu/base/env.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
@@ -57,51 +59,6 @@ std::string basename_of(const std::string& link) {
   const size_t slash = link.find_last_of('/');
   return slash == std::string::npos ? link : link.substr(slash + 1);
 }
-
-// One mmapped BAR. Register BARs are accessed through volatile pointers (one bus access each);
-// prefetchable BARs (VRAM) also hand out direct pointers.
-class MappedMmio final : public Mmio {
- public:
-  MappedMmio(Sys& sys, uint8_t* base, uint64_t size, bool prefetchable)
-      : Mmio(size), sys_(&sys), base_(base), prefetchable_(prefetchable) {}
-  ~MappedMmio() override { sys_->munmap(base_, size()); }
-  uint32_t rd32(uint64_t off) override {
-    check_access(off, 4, 4);
-    return *reinterpret_cast<volatile uint32_t*>(base_ + off);
-  }
-  void wr32(uint64_t off, uint32_t v) override {
-    check_access(off, 4, 4);
-    *reinterpret_cast<volatile uint32_t*>(base_ + off) = v;
-  }
-  uint64_t rd64(uint64_t off) override {
-    check_access(off, 8, 8);
-    return *reinterpret_cast<volatile uint64_t*>(base_ + off);
-  }
-  void wr64(uint64_t off, uint64_t v) override {
-    check_access(off, 8, 8);
-    *reinterpret_cast<volatile uint64_t*>(base_ + off) = v;
-  }
-  void read(uint64_t off, std::span<uint8_t> out) override {
-    if (!prefetchable_) return Mmio::read(off, out);
-    check_access(off, out.size(), 4);
-    std::memcpy(out.data(), base_ + off, out.size());
-  }
-  void write(uint64_t off, std::span<const uint8_t> data) override {
-    if (!prefetchable_) return Mmio::write(off, data);
-    check_access(off, data.size(), 4);
-    std::memcpy(base_ + off, data.data(), data.size());
-  }
-  uint8_t* direct(uint64_t off, uint64_t n) override {
-    if (!prefetchable_) return nullptr;
-    check_access(off, n, 1);
-    return base_ + off;
-  }
-
- private:
-  Sys* sys_;
-  uint8_t* base_;
-  bool prefetchable_;
-};
 
 // A BAR vfio does not let us mmap: every access is a pread/pwrite on the device fd. A failed
 // access reads as all ones (what the bus gives for a dead device) and is logged.
@@ -149,7 +106,8 @@ struct VfioPciDevice::State {
   VfioOptions opts;
   std::string bdf;
   int group_id = -1;
-  int container = -1, group = -1, device = -1, irq_fd = -1, pagemap = -1;
+  int container = -1, group = -1, device = -1, irq_fd = -1;
+  std::unique_ptr<Pagemap> pagemap;
   int irq_index = -1;
   bool no_iommu = false;
   uint32_t device_flags = 0;
@@ -208,10 +166,11 @@ struct VfioPciDevice::State {
     for (auto& [host, m] : dma) (void)unmap_dma(host, m);
     dma.clear();
     for (auto& w : windows) w.reset();
-    for (int* fd : {&device, &group, &container, &pagemap}) {
+    for (int* fd : {&device, &group, &container}) {
       if (*fd >= 0) sys->close(*fd);
       *fd = -1;
     }
+    pagemap.reset();
   }
 
   Status check_driver() {
@@ -505,33 +464,6 @@ struct VfioPciDevice::State {
                         bdf.c_str(), off, n, width);
     return v;
   }
-
-  // Physical address of each page of [host, host + size) from /proc/self/pagemap (no-IOMMU).
-  Result<std::vector<uint64_t>> physical_pages(uint8_t* host, uint64_t size) {
-    if (pagemap < 0) {
-      const int fd = sys->open("/proc/self/pagemap", O_RDONLY);
-      if (fd < 0) return fail(-fd, "opening /proc/self/pagemap");
-      pagemap = fd;
-    }
-    const uint64_t pages = size / kDmaPageSize;
-    std::vector<uint64_t> entries(pages), out(pages);
-    const off_t at = static_cast<off_t>(reinterpret_cast<uintptr_t>(host) / kDmaPageSize * 8);
-    const ssize_t n = sys->pread(pagemap, entries.data(), pages * 8, at);
-    if (n < 0) return fail(static_cast<int>(-n), "reading /proc/self/pagemap");
-    if (static_cast<uint64_t>(n) != pages * 8)
-      return make_error(Errc::kIo, "%s: short read of /proc/self/pagemap", bdf.c_str());
-    for (uint64_t i = 0; i < pages; ++i) {
-      const uint64_t pfn = entries[i] & ((uint64_t{1} << 55) - 1);
-      if (!(entries[i] >> 63) || pfn == 0)
-        return std::move(make_error(Errc::kPermission,
-                                    "%s: /proc/self/pagemap gives no physical address for a DMA "
-                                    "page",
-                                    bdf.c_str())
-                             .with_hint("no-IOMMU DMA needs CAP_SYS_ADMIN (run as root)"));
-      out[i] = pfn * kDmaPageSize;
-    }
-    return out;
-  }
 };
 
 Result<std::unique_ptr<VfioPciDevice>> VfioPciDevice::open(const Bdf& bdf,
@@ -627,7 +559,12 @@ Result<DmaBuffer> VfioPciDevice::alloc_dma(uint64_t size) {
   m.size = size;
   if (s.no_iommu) {
     std::memset(host, 0, size);  // fault every page in before asking where it is
-    auto pages = s.physical_pages(host, size);
+    if (const int r = s.sys->mlock(host, size); r < 0) {
+      s.sys->munmap(host, size);
+      return s.failh(-r, "locking DMA memory", "raise the locked-memory limit (ulimit -l)");
+    }
+    if (!s.pagemap) s.pagemap = std::make_unique<Pagemap>(*s.sys);
+    auto pages = s.pagemap->physical_pages(s.bdf, host, size);
     if (!pages) {
       s.sys->munmap(host, size);
       return pages.error();

@@ -5,6 +5,8 @@
 #include <sys/mman.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -138,6 +140,45 @@ struct FakeVfioKernel::Impl {
       fs::remove(devices / value / "driver", ec);
       return 0;
     }
+    // devices/BDF/remove: the function disappears (with its group membership).
+    if (path.rfind(devices.string() + "/", 0) == 0 && path.size() > 7 &&
+        path.compare(path.size() - 7, 7, "/remove") == 0) {
+      if (value != "1") return -EINVAL;
+      const fs::path link = fs::path(path).parent_path();  // bus/pci/devices/BDF
+      const fs::path real = fs::canonical(link, ec);
+      const fs::path group = link / "iommu_group";
+      if (fs::is_symlink(group, ec))
+        fs::remove(fs::canonical(group, ec) / "devices" / link.filename(), ec);
+      fs::remove(link, ec);
+      if (!real.empty()) fs::remove_all(real, ec);
+      return 0;
+    }
+    // devices/BDF/resourceN_resize: the BAR becomes 2^value MiB (the resource line and file).
+    if (const size_t at = path.rfind("/resource");
+        at != std::string::npos && path.size() > 7 &&
+        path.compare(path.size() - 7, 7, "_resize") == 0) {
+      const int bar = path[at + 9] - '0';
+      const fs::path dev = fs::path(path).parent_path();
+      if (!driver_of(dev.filename().string()).empty()) return -EBUSY;  // a driver holds it
+      char* end = nullptr;
+      const unsigned long code = std::strtoul(value.c_str(), &end, 10);
+      if (*end || code > 40) return -EINVAL;
+      const uint64_t size = (uint64_t{1} << 20) << code;
+      std::vector<std::string> lines;
+      {
+        std::ifstream in(dev / "resource");
+        for (std::string l; std::getline(in, l);) lines.push_back(l);
+      }
+      if (bar < 0 || static_cast<size_t>(bar) >= lines.size()) return -EINVAL;
+      unsigned long long start = 0, end_addr = 0, flags = 0;
+      if (std::sscanf(lines[bar].c_str(), "%llx %llx %llx", &start, &end_addr, &flags) != 3)
+        return -EINVAL;
+      lines[bar] = strformat("0x%016llx 0x%016llx 0x%016llx", start, start + size - 1, flags);
+      std::ofstream out(dev / "resource", std::ios::trunc);
+      for (const std::string& l : lines) out << l << "\n";
+      fs::resize_file(dev / ("resource" + std::to_string(bar)), size, ec);
+      return 0;
+    }
     if (path == sys_root + "/bus/pci/drivers_probe") {
       if (!fs::exists(devices / value, ec)) return -ENODEV;
       if (!driver_of(value).empty()) return 0;
@@ -179,6 +220,10 @@ struct FakeVfioKernel::Impl {
   std::string rel(const std::string& path) const {
     if (path.rfind(dev_root, 0) == 0) return "$DEV" + path.substr(dev_root.size());
     if (path.rfind(sys_root, 0) == 0) return "$SYS" + path.substr(sys_root.size());
+    // Other files of the test's temporary tree (lock files, a fake /proc) next to sysfs.
+    const std::string top = sys_root.substr(0, sys_root.find_last_of('/') + 1);
+    if (!top.empty() && top != "/" && path.rfind(top, 0) == 0)
+      return "$TMP/" + path.substr(top.size());
     return path;
   }
   Object* container_of_group(const Group& g) { return get(g.container); }
@@ -287,8 +332,9 @@ int FakeVfioKernel::open(const std::string& path, int flags) {
   }
   if (path.rfind(vfio, 0) != 0) {
     const bool sysfs_write =
-        path.rfind(p.sys_root + "/", 0) == 0 && (flags & O_ACCMODE) != O_RDONLY;
-    // A sysfs attribute takes a whole value per write: model it by truncating.
+        path.rfind(p.sys_root + "/", 0) == 0 && (flags & O_ACCMODE) == O_WRONLY;
+    // A sysfs attribute takes a whole value per write (opened write-only): model it by
+    // truncating. Read-write files (config, resourceN) are plain files.
     const int r = pci::Sys::os().open(path, sysfs_write ? flags | O_TRUNC : flags);
     if (r >= 0 && sysfs_write) p.sysfs_writers[r] = path;
     trace_ += strformat("open %s = %s\n", p.rel(path).c_str(), r < 0 ? std::strerror(-r) : "fd");
@@ -781,6 +827,11 @@ int FakeVfioKernel::munmap(void* addr, size_t length) {
   trace_ += strformat("munmap %s BAR%d\n", it->second.bdf.c_str(), it->second.bar);
   if (it->second.len != length) violations_.push_back("munmap of a BAR with another length");
   p.bar_maps.erase(it);
+  return 0;
+}
+
+int FakeVfioKernel::mlock(const void*, size_t length) {
+  trace_ += strformat("mlock %zu pages\n", length / kPage);
   return 0;
 }
 

@@ -8,8 +8,8 @@
 namespace rawgpu::testing {
 namespace fs = std::filesystem;
 
-std::array<uint8_t, 256> FakePciFunction::config_space() const {
-  std::array<uint8_t, 256> c{};
+std::vector<uint8_t> FakePciFunction::config_space() const {
+  std::vector<uint8_t> c(extended_config ? 4096 : 256);
   auto put16 = [&](int off, uint16_t v) {
     c[off] = static_cast<uint8_t>(v);
     c[off + 1] = static_cast<uint8_t>(v >> 8);
@@ -28,6 +28,8 @@ std::array<uint8_t, 256> FakePciFunction::config_space() const {
   for (const auto& [index, value] : bar_registers) put32(0x10 + 4 * index, value);
   put16(0x2c, subsys_vendor);
   put16(0x2e, subsys_device);
+  for (const auto& [off, bytes] : config_patches)
+    for (size_t i = 0; i < bytes.size() && off + i < c.size(); ++i) c[off + i] = bytes[i];
   return c;
 }
 
@@ -46,17 +48,38 @@ FakePciSystem::FakePciSystem(std::vector<FakePciFunction> functions) {
     // lspci -xxx format: a header line with the address, then 16 bytes per line.
     dump << f.bdf << " Fake device\n";
     const auto cfg = f.config_space();
-    for (int row = 0; row < 256; row += 16) {
+    for (size_t row = 0; row < cfg.size(); row += 16) {
       char line[80];
-      int n = std::snprintf(line, sizeof(line), "%02x:", row);
+      int n = row < 256 ? std::snprintf(line, sizeof(line), "%02zx:", row)
+                        : std::snprintf(line, sizeof(line), "%03zx:", row);
       for (int i = 0; i < 16; ++i)
         n += std::snprintf(line + n, sizeof(line) - n, " %02x", cfg[row + i]);
       dump << line << "\n";
     }
     dump << "\n";
-    const fs::path dir = devices / f.bdf;
+    // As on Linux: the device directory lives under devices/, bus/pci/devices/BDF links to it,
+    // so the relative driver and iommu_group links resolve.
+    const fs::path dir = root_ / "sys/devices/pci0000:00" / f.bdf;
     fs::create_directories(dir);
-    std::ofstream(dir / "driver_override");
+    fs::create_directory_symlink("../../../devices/pci0000:00/" + f.bdf, devices / f.bdf);
+    for (const char* attr : {"driver_override", "enable", "reset", "remove"})
+      std::ofstream(dir / attr);
+    {
+      const auto bytes = f.config_space();
+      std::ofstream(dir / "config", std::ios::binary)
+          .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    }
+    for (size_t i = 0; i < f.resources.size() && i < 6; ++i) {
+      const auto& r = f.resources[i];
+      if (r[1] == 0 || (r[2] & 0x200) == 0) continue;  // unused, or not memory
+      std::ofstream(dir / ("resource" + std::to_string(i)));
+      fs::resize_file(dir / ("resource" + std::to_string(i)), r[1] - r[0] + 1);
+    }
+    for (const auto& [bar, mask] : f.resize_masks) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%016llx\n", static_cast<unsigned long long>(mask));
+      std::ofstream(dir / ("resource" + std::to_string(bar) + "_resize")) << text;
+    }
     if (!f.driver.empty()) {
       add_driver(f.driver);
       fs::create_directory_symlink("../../../bus/pci/drivers/" + f.driver, dir / "driver");

@@ -22,9 +22,14 @@ struct FakePciFunction {
   int iommu_group = -1;
   std::vector<std::array<uint64_t, 3>> resources;  // start, end, flags per BAR line
   std::vector<std::string> drm_nodes;              // "card0", "renderD128"
+  // Bytes written over the generated header (capabilities), and a 4096-byte (extended) space.
+  std::vector<std::pair<int, std::vector<uint8_t>>> config_patches;
+  bool extended_config = false;
+  // sysfs resourceN_resize contents (bit n: 2^n MiB supported), per BAR.
+  std::vector<std::pair<int, uint64_t>> resize_masks;
   bool boot_vga = false;
 
-  std::array<uint8_t, 256> config_space() const;
+  std::vector<uint8_t> config_space() const;  // 256 or 4096 bytes
 };
 
 // A temporary directory with a libpci dump file and a sysfs tree; removed on destruction.

@@ -156,6 +156,62 @@ TEST(PciEnumerate, MalformedSysfsResourceFallsBackToConfigSpace) {
   EXPECT_EQ(amd.bars[2].index, 5);
 }
 
+// Capabilities from a 4096-byte config space: the PCIe link (trained x8 Gen3 of x16 Gen4, ASPM
+// L1 on), MSI/MSI-X, resizable BAR0 (256 MiB now, 256 MiB..32 GiB); the IOMMU group's members.
+TEST(PciEnumerate, ReadsLinkResizableBarAndGroupMembers) {
+  FakePciFunction f = navi31();
+  f.extended_config = true;
+  auto le32 = [](uint32_t v) {
+    return std::vector<uint8_t>{uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
+  };
+  f.config_patches = {
+      {0x06, {0x10, 0x00}},  // status: capability list
+      {0x34, {0x40}},
+      // PCIe capability v2, endpoint, next MSI at 0x80; Link Capabilities (+0x0c): 16 GT/s
+      // (code 4), x16, ASPM L0s+L1 supported; Link Control (+0x10): ASPM L1 enabled; Link
+      // Status (+0x12): 8 GT/s (code 3), x8.
+      {0x40, {0x10, 0x80, 0x02, 0x00}},
+      {0x4c, le32(4 | (16u << 4) | (3u << 10))},
+      {0x50, {0x02, 0x00, 0x03 | (8 << 4), 0x00}},
+      {0x80, {0x05, 0x90, 0x80, 0x00}},  // MSI, 64-bit, next MSI-X at 0x90
+      {0x90, {0x11, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00}},  // 8
+  };
+  // Resizable BAR extended capability at 0x100: BAR0 supports 256 MiB (bit 8) .. 32 GiB (bit
+  // 15) — capability bits 4+n for 2^n MiB — and its current size is 256 MiB (code 8).
+  uint32_t sizes = 0;
+  for (int n = 8; n <= 15; ++n) sizes |= 1u << (4 + n);
+  f.config_patches.push_back({0x100, le32(0x15 | (1u << 16))});
+  f.config_patches.push_back({0x104, le32(sizes)});
+  f.config_patches.push_back({0x108, le32(0 | (1u << 5) | (8u << 8))});
+  FakePciFunction audio_fn = audio();
+  audio_fn.iommu_group = 17;
+  FakePciSystem sys({f, audio_fn});
+  EnumerateOptions o;
+  o.libpci_dump = sys.dump_path();
+  o.sysfs_root = sys.sysfs_root();
+  auto devices = enumerate(o);
+  ASSERT_TRUE(devices.ok()) << devices.error().to_string();
+  ASSERT_EQ(devices->size(), 1u);
+  const DeviceInfo& gpu = (*devices)[0];
+  EXPECT_EQ(gpu.config_bytes, 4096u);
+  ASSERT_TRUE(gpu.link.has_value());
+  EXPECT_EQ(gpu.link->speed, 3);
+  EXPECT_EQ(gpu.link->width, 8);
+  EXPECT_EQ(gpu.link->max_speed, 4);
+  EXPECT_EQ(gpu.link->max_width, 16);
+  EXPECT_TRUE(gpu.link->downgraded());
+  EXPECT_TRUE(gpu.link->aspm_l1);
+  EXPECT_FALSE(gpu.link->aspm_l0s);
+  EXPECT_TRUE(gpu.msi);
+  EXPECT_TRUE(gpu.msix);
+  ASSERT_EQ(gpu.resizable_bars.size(), 1u);
+  EXPECT_EQ(gpu.resizable_bars[0].bar, 0);
+  EXPECT_EQ(gpu.resizable_bars[0].current, 256ull << 20);
+  ASSERT_EQ(gpu.resizable_bars[0].sizes.size(), 8u);
+  EXPECT_EQ(gpu.resizable_bars[0].sizes.back(), 32ull << 30);
+  EXPECT_EQ(gpu.iommu_group_devices, std::vector<std::string>{audio_fn.bdf});
+}
+
 TEST(PciEnumerate, AllDevicesOption) {
   FakePciSystem sys({audio(), navi31()});
   EnumerateOptions o;

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "json_out.h"
 #include "rawgpu/base/format.h"
+#include "rawgpu/drivers/pci/config_space.h"
 
 namespace rawgpu::tools {
 
@@ -15,6 +16,33 @@ std::string bar_text(const pci::Bar& b) {
   if (b.prefetchable) kind += " pref";
   return strformat("BAR%d %s %s @ %s", b.index, format_bytes(b.size).c_str(), kind.c_str(),
                    hex(b.address).c_str());
+}
+
+// How rawgpu can reach the function today, most direct first. Names only access paths that
+// exist in this build: VFIO (bound now, or after `rawgpu bind`), the nvidia kernel driver's RM
+// interface, sysfs resource files (root, no DMA protection).
+std::vector<std::string> access_paths(const pci::DeviceInfo& d) {
+  std::vector<std::string> a;
+  if (d.driver == "vfio-pci")
+    a.push_back("vfio");
+  else if (d.iommu_group)
+    a.push_back("vfio-after-bind");
+  if (d.driver == "nvidia") a.push_back("nvidia-rm");
+  a.push_back("sysfs");
+  return a;
+}
+
+std::string link_text(const pci::PcieLink& l) {
+  std::string s = strformat("link %s x%u", pci::link_speed_name(l.speed).c_str(), l.width);
+  if (l.downgraded())
+    s += strformat(" (capable of %s x%u: trained below it)",
+                   pci::link_speed_name(l.max_speed).c_str(), l.max_width);
+  if (l.aspm_l1 || l.aspm_l0s)
+    s += strformat(
+        "; ASPM %s%s%s on (a link in L1 can make register reads return all ones: "
+        "pcie_aspm=off)",
+        l.aspm_l0s ? "L0s" : "", l.aspm_l0s && l.aspm_l1 ? "+" : "", l.aspm_l1 ? "L1" : "");
+  return s;
 }
 
 }  // namespace
@@ -33,13 +61,30 @@ std::string render_devices_text(const std::vector<pci::DeviceInfo>& devices, boo
        << "  driver: " << (d.driver.empty() ? "none" : d.driver)
        << "  iommu group: " << (d.iommu_group ? std::to_string(*d.iommu_group) : "none") << "\n";
     if (d.known != nullptr) {
-      os << "    rawgpu: supported " << d.known->chip << " " << d.known->target << " ("
+      os << "    rawgpu: known " << d.known->chip << " " << d.known->target << " ("
          << pci::family_name(d.known->family) << ")\n";
     } else if (d.is_candidate_gpu()) {
       os << "    rawgpu: " << (d.is_amd() ? "AMD" : "NVIDIA")
          << " GPU not in rawgpu's table (identified when opened)\n";
     }
     for (const pci::Bar& b : d.bars) os << "    " << bar_text(b) << "\n";
+    if (d.link) os << "    " << link_text(*d.link) << "\n";
+    for (const pci::ResizableBarInfo& r : d.resizable_bars)
+      os << strformat("    resizable BAR%d: %s now, %s..%s\n", r.bar,
+                      format_bytes(r.current).c_str(),
+                      r.sizes.empty() ? "?" : format_bytes(r.sizes.front()).c_str(),
+                      r.sizes.empty() ? "?" : format_bytes(r.sizes.back()).c_str());
+    if (!d.iommu_group_devices.empty()) {
+      os << "    iommu group " << *d.iommu_group << " also holds";
+      for (const std::string& m : d.iommu_group_devices) os << " " << m;
+      os << "\n";
+    }
+    if (d.is_candidate_gpu()) {
+      os << "    access:";
+      for (const std::string& a : access_paths(d)) os << " " << a;
+      if (d.config_bytes > 0 && d.config_bytes <= 64) os << "  (capabilities need root)";
+      os << "\n";
+    }
   }
   if (gpus == 0) {
     os << "No AMD or NVIDIA GPU found (" << devices.size()
@@ -89,6 +134,42 @@ std::string render_devices_json(const std::vector<pci::DeviceInfo>& devices) {
             }
           });
           j.attribute("gpu", d.is_candidate_gpu());
+          j.attribute("config_bytes", static_cast<int64_t>(d.config_bytes));
+          if (d.link) {
+            j.attributeObject("link", [&] {
+              auto gts = [](uint8_t c) -> llvm::json::Value {
+                if (auto g = pci::link_speed_gts(c)) return *g;
+                return nullptr;
+              };
+              j.attribute("speed_gts", gts(d.link->speed));
+              j.attribute("width", d.link->width);
+              j.attribute("max_speed_gts", gts(d.link->max_speed));
+              j.attribute("max_width", d.link->max_width);
+              j.attribute("downgraded", d.link->downgraded());
+              j.attribute("aspm_l0s", d.link->aspm_l0s);
+              j.attribute("aspm_l1", d.link->aspm_l1);
+            });
+          } else {
+            j.attribute("link", nullptr);
+          }
+          j.attributeArray("resizable_bars", [&] {
+            for (const pci::ResizableBarInfo& r : d.resizable_bars)
+              j.object([&] {
+                j.attribute("bar", r.bar);
+                j.attribute("current", static_cast<int64_t>(r.current));
+                j.attributeArray("sizes", [&] {
+                  for (uint64_t sz : r.sizes) j.value(static_cast<int64_t>(sz));
+                });
+              });
+          });
+          j.attribute("msi", d.msi);
+          j.attribute("msix", d.msix);
+          j.attributeArray("iommu_group_devices", [&] {
+            for (const std::string& m : d.iommu_group_devices) j.value(m);
+          });
+          j.attributeArray("access", [&] {
+            for (const std::string& a : access_paths(d)) j.value(a);
+          });
           if (d.known != nullptr) {
             j.attributeObject("rawgpu", [&] {
               j.attribute("chip", d.known->chip);

@@ -47,7 +47,7 @@ struct FakeVfioRange {
 class FakeVfioKernel final : public pci::Sys {
  public:
   // `dev_root`: the fake /dev (its vfio/ nodes are simulated); `sys_root`: the fake sysfs tree
-  // (real files; only named in the trace as $SYS).
+  // (real files; named in the trace as $SYS, and other paths next to it as $TMP).
   FakeVfioKernel(std::string dev_root, std::string sys_root);
   ~FakeVfioKernel() override;
 
@@ -93,6 +93,8 @@ class FakeVfioKernel final : public pci::Sys {
   ssize_t write(int fd, const void* buf, size_t n) override;
   void* mmap(size_t length, int prot, int flags, int fd, off_t off, int& err) override;
   int munmap(void* addr, size_t length) override;
+  // Recorded, never refused (the host's RLIMIT_MEMLOCK is not the simulated machine's).
+  int mlock(const void* addr, size_t length) override;
   ssize_t readlink(const std::string& path, std::string& target) override;
   int eventfd(unsigned initval, int flags) override;
   int poll(struct pollfd* fds, nfds_t n, int timeout_ms) override;

@@ -65,6 +65,20 @@ const KnownGpu* find_known_gpu(uint16_t vendor, uint16_t device);
 std::span<const KnownGpu> known_gpus();
 std::string_view family_name(GpuFamily f);
 
+// The function's PCI Express link (from its PCIe capability).
+struct PcieLink {
+  uint8_t speed = 0, max_speed = 0;        // speed codes (1 = 2.5 GT/s ... 6 = 64 GT/s)
+  uint8_t width = 0, max_width = 0;        // lanes
+  bool aspm_l0s = false, aspm_l1 = false;  // enabled in Link Control
+  bool downgraded() const { return speed < max_speed || width < max_width; }
+};
+
+struct ResizableBarInfo {
+  int bar = 0;
+  std::vector<uint64_t> sizes;  // supported, bytes
+  uint64_t current = 0;
+};
+
 struct DeviceInfo {
   Bdf bdf;
   uint16_t vendor_id = 0;
@@ -80,6 +94,14 @@ struct DeviceInfo {
   std::optional<int> iommu_group;
   std::vector<Bar> bars;  // implemented BARs only
   const KnownGpu* known = nullptr;
+  // From configuration space, as far as it could be read: 64 bytes without root (then no
+  // capabilities), 256 or 4096 with.
+  uint32_t config_bytes = 0;
+  std::optional<PcieLink> link;
+  std::vector<ResizableBarInfo> resizable_bars;
+  bool msi = false, msix = false;
+  // The other functions in its IOMMU group (sysfs), sorted.
+  std::vector<std::string> iommu_group_devices;
 
   uint8_t base_class() const { return static_cast<uint8_t>(class_code >> 16); }
   bool is_display() const { return base_class() == 0x03; }

@@ -30,6 +30,9 @@ class Sys {
   virtual ssize_t write(int fd, const void* buf, size_t n) = 0;
   virtual void* mmap(size_t length, int prot, int flags, int fd, off_t off, int& err) = 0;
   virtual int munmap(void* addr, size_t length) = 0;
+  // Pins pages in RAM (DMA without an IOMMU: the physical address must not change). munmap
+  // unlocks.
+  virtual int mlock(const void* addr, size_t length) = 0;
   virtual ssize_t readlink(const std::string& path, std::string& target) = 0;
   virtual int eventfd(unsigned initval, int flags) = 0;
   virtual int poll(struct pollfd* fds, nfds_t n, int timeout_ms) = 0;
