@@ -172,9 +172,13 @@ with tempfile.TemporaryDirectory() as tmp:
            err_has="no such PCI function")
     expect(["release", "0000:09:00.0", "--sysfs-root", tmp], 1, err_has="no such PCI function")
 
+expect(["doctor", "zz"], 2)
+expect(["doctor", "0000:7f:1f.7"], 1, err_has="is not an AMD or NVIDIA GPU")
+
 # One JSON shape everywhere.
 expect_json(["version", "--json"], "version", ["rawgpu", "llvm", "llvm_targets", "firmware"])
 expect_json(["selfcheck", "--json"], "selfcheck", ["checks", "passed", "failed", "skipped"])
+expect_json(["doctor", "--json"], "doctor", ["host", "devices", "ok"])
 expect_json(["compile", "--list", "--json"], "compile", ["examples"])
 doc = expect_json(["demo", "--json"], "demo", ["device", "seed", "ok", "workloads"])
 if doc and not doc["ok"]:

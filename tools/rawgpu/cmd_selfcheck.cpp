@@ -7,6 +7,7 @@
 #include "json_out.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/poll.h"
+#include "rawgpu/drivers/pci/doctor.h"
 
 namespace rawgpu::tools {
 
@@ -45,16 +46,17 @@ Check check_pci() {
                     devices->size(), gpus, known)};
 }
 
-Check check_vfio() {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const bool iommu = fs::is_directory("/sys/kernel/iommu_groups", ec) &&
-                     !fs::is_empty("/sys/kernel/iommu_groups", ec);
-  const bool vfio = fs::exists("/dev/vfio/vfio", ec);
-  if (iommu && vfio) return {"vfio", Outcome::kPass, "IOMMU groups and /dev/vfio/vfio present"};
-  return {"vfio", Outcome::kSkip,
-          std::string(iommu ? "" : "no IOMMU groups; ") + (vfio ? "" : "no /dev/vfio/vfio; ") +
-              "the VFIO path is unavailable here (enable the IOMMU and load vfio-pci)"};
+// The host checks of `rawgpu doctor`: ok and info pass, a warning is SKIPPED (the VFIO path is
+// optional: the tests run on the simulated GPUs) with what to do, a failure fails.
+std::vector<Check> check_host() {
+  std::vector<Check> out;
+  for (const pci::CheckResult& c : pci::host_checks({})) {
+    const Outcome o = c.level == pci::CheckLevel::kFail   ? Outcome::kFail
+                      : c.level == pci::CheckLevel::kWarn ? Outcome::kSkip
+                                                          : Outcome::kPass;
+    out.push_back({c.name, o, c.detail + (c.fix.empty() ? "" : " (" + c.fix + ")")});
+  }
+  return out;
 }
 
 Check check_timer() {
@@ -103,8 +105,10 @@ cli::Command selfcheck_command() {
       "SKIPPED with a hint; the exit code is 1 if any check FAILED.";
   c.options = {{"json", 'j', "", "print JSON", ""}};
   c.run = [](const cli::Args& args, cli::Io& io) {
-    std::vector<Check> checks = {check_llvm(), check_pci(), check_vfio(), check_timer(),
-                                 check_ptxas()};
+    std::vector<Check> checks = {check_llvm(), check_pci()};
+    for (Check& h : check_host()) checks.push_back(std::move(h));
+    checks.push_back(check_timer());
+    checks.push_back(check_ptxas());
     for (Check& f : check_firmware_sets()) checks.push_back(std::move(f));
     int passed = 0, failed = 0, skipped = 0;
     for (const Check& ch : checks) {

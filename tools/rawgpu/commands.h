@@ -24,6 +24,7 @@ cli::Command compile_command();
 cli::Command demo_command();
 cli::Command inspect_command();
 cli::Command bind_command();
+cli::Command doctor_command();
 cli::Command release_command();
 // `rawgpu bench launch` (cmd_bench_launch.cpp).
 int bench_launch(const cli::Args& args, cli::Io& io);
