@@ -36,59 +36,12 @@ struct Tensor::Impl {
 
 namespace {
 
-// "cpu": CpuBuffers and the CPU runtime (LLVM ORC JIT, compile cache by AST hash).
-class CpuBuf final : public Buffer {
- public:
-  explicit CpuBuf(CpuBuffer b) : Buffer(b.dtype(), b.count()), b_(std::move(b)) {}
-  CpuBuf(CpuBuffer b, std::shared_ptr<Buffer> base)
-      : Buffer(b.dtype(), b.count()), b_(std::move(b)), base_(std::move(base)) {}
-  Status copy_in(std::span<const std::byte> bytes) override { return b_.copy_in(bytes); }
-  Status copy_out(std::span<std::byte> bytes) const override { return b_.copy_out(bytes); }
-  CpuBuffer& cpu() { return b_; }
-
- private:
-  CpuBuffer b_;
-  std::shared_ptr<Buffer> base_;  // the arena a view borrows from
-};
-
-class CpuDevice final : public Device {
- public:
-  std::string_view name() const override { return "cpu"; }
-  Result<std::shared_ptr<Buffer>> alloc(DType dtype, size_t count) override {
-    return std::shared_ptr<Buffer>(std::make_shared<CpuBuf>(CpuBuffer(dtype, count)));
-  }
-  Result<std::shared_ptr<Buffer>> view(const std::shared_ptr<Buffer>& base, size_t offset,
-                                       DType dtype, size_t count) override {
-    auto* b = dynamic_cast<CpuBuf*>(base.get());
-    if (!b || offset + count * size_t(compiler::itemsize(dtype)) > b->nbytes())
-      return make_error(Errc::kInvalidArgument, "cpu: view outside its base buffer");
-    return std::shared_ptr<Buffer>(std::make_shared<CpuBuf>(
-        CpuBuffer::borrow(dtype, count, static_cast<std::byte*>(b->cpu().data()) + offset), base));
-  }
-  Status run(Ref ast, std::span<Buffer* const> args) override;
-  size_t cache_size() const override;
-  uint64_t cache_hits() const override;
-};
-
 struct Global {
   compiler::Context ctx;
   int64_t next_uid = 1;
   uint64_t seed = 0x5eed;
   uint64_t rng_counter = 0;
-  std::map<std::string, std::function<Result<std::unique_ptr<Device>>()>, std::less<>> factories;
-  std::map<std::string, std::unique_ptr<Device>, std::less<>> devices;
-  std::unique_ptr<compiler::CpuRuntime> cpu;
-  std::string default_device = "cpu";
-  size_t kernel_index = 0, kernel_count = 0;  // of the schedule being run (BEAM progress)
-  // BEAM's kernel per (AST hash, width): the search (or its disk-cache lookup, which replays
-  // the opts through the optimizer) runs once per process, not once per launch.
-  std::unordered_map<std::string, const compiler::CpuKernel*> beam_kernels;
   Stats stats;
-  Global() {
-    factories["cpu"] = []() -> Result<std::unique_ptr<Device>> {
-      return std::unique_ptr<Device>(new CpuDevice());
-    };
-  }
 };
 Global& g() {
   static Global* gl = new Global();  // never destroyed: tensors may outlive static destructors
@@ -100,91 +53,7 @@ std::string shp(const Shape& s) { return compiler::shape_string(s); }
 
 }  // namespace
 
-void register_device(std::string name, std::function<Result<std::unique_ptr<Device>>()> factory) {
-  g().devices.erase(name);
-  g().factories[std::move(name)] = std::move(factory);
-}
-
-Result<Device*> get_device(std::string_view name) {
-  if (name.empty()) name = g().default_device;
-  if (auto it = g().devices.find(name); it != g().devices.end()) return it->second.get();
-  auto f = g().factories.find(name);
-  if (f == g().factories.end()) {
-    std::string known;
-    for (auto& [k, v] : g().factories) known += (known.empty() ? "" : ", ") + k;
-    return make_error(Errc::kNotFound, "unknown device '%.*s' (known: %s)", int(name.size()),
-                      name.data(), known.c_str());
-  }
-  auto d = RG_TRY(f->second());
-  Device* p = d.get();
-  g().devices.emplace(std::string(name), std::move(d));
-  return p;
-}
-
-Status set_default_device(std::string_view name) {
-  RG_TRY(get_device(name));
-  g().default_device = std::string(name.empty() ? std::string_view("cpu") : name);
-  return ok_status();
-}
-const std::string& default_device() { return g().default_device; }
-
-compiler::CpuRuntime& cpu_runtime() {
-  if (!g().cpu) {
-    compiler::CpuRuntimeOptions o;
-    // RAWGPU_OPT_LEVEL=0..3 picks the LLVM pipeline (default O3; the op tests use O1 to keep
-    // hundreds of JIT compiles cheap).
-    if (auto level = env::read_u64("RAWGPU_OPT_LEVEL", 0, 3))
-      o.opt_level = static_cast<int>(*level);
-    auto r = compiler::CpuRuntime::create(o);
-    RG_CHECK(r.ok(), "%s", r.ok() ? "" : r.error().to_string().c_str());
-    g().cpu = std::move(r).take_value();
-  }
-  return *g().cpu;
-}
-
 const Stats& stats() { return g().stats; }
-
-namespace {
-Status CpuDevice::run(Ref ast, std::span<Buffer* const> args) {
-  auto& rt = cpu_runtime();
-  std::vector<CpuBuffer*> bufs;
-  for (Buffer* b : args) {
-    auto* c = dynamic_cast<CpuBuf*>(b);
-    if (!c) return make_error(Errc::kInternal, "cpu: a kernel argument is not a cpu buffer");
-    bufs.push_back(&c->cpu());
-  }
-  // RAWGPU_BEAM=n: the kernel's opts come from a BEAM search (or its disk cache), which replaces
-  // the default heuristic (its candidates are compiled exactly as searched).
-  const int beam = RG_TRY(compiler::beam_width_from_env());
-  const compiler::CpuKernel* kern = nullptr;
-  if (beam > 0) {
-    const std::string key = ast->hash().hex() + "/" + std::to_string(beam);
-    if (auto it = g().beam_kernels.find(key); it != g().beam_kernels.end()) {
-      kern = it->second;
-    } else {
-      // The heuristic's opts are a starting candidate: the search never ends slower than the
-      // kernel the CPU device runs without BEAM (as measured by the search). When they win, the
-      // heuristic's own kernel is used (with its operand packing).
-      const compiler::CpuKernel* heuristic = RG_TRY(rt.compile_optimized(ast));
-      compiler::BeamOptions bo;
-      bo.width = beam;
-      bo.progress = isatty(2) || log::enabled("beam", 1);
-      bo.kernel_index = int(g().kernel_index);
-      bo.kernel_count = int(g().kernel_count);
-      bo.budget_s = RG_TRY(compiler::beam_budget_from_env());
-      if (!heuristic->opts.empty()) bo.seeds.push_back(heuristic->opts);
-      const compiler::BeamResult r = RG_TRY(compiler::beam_search(ast, rt, bo));
-      kern = r.opts == heuristic->opts ? heuristic : RG_TRY(rt.compile(r.ast));
-      g().beam_kernels.emplace(key, kern);
-    }
-  } else {
-    kern = RG_TRY(rt.compile_optimized(ast));
-  }
-  return rt.launch(*kern, bufs, {});
-}
-size_t CpuDevice::cache_size() const { return cpu_runtime().cache_size(); }
-uint64_t CpuDevice::cache_hits() const { return cpu_runtime().cache_hits(); }
-}  // namespace
 
 // ---- op building helpers ------------------------------------------------------------------------
 struct Ops {
@@ -1448,9 +1317,10 @@ Status realize_impls(const std::vector<Tensor::Impl*>& impls) {
                           std::string(compiler::op_name(b->op())).c_str());
       args.push_back(it->second);
     }
-    g().kernel_index = kernel_index++;  // for the BEAM progress display
-    g().kernel_count = sched.kernels.size();
-    RG_TRY(dev->run(k.ast, args));
+    runtime::RunContext ctx;  // for the BEAM progress display
+    ctx.kernel_index = kernel_index++;
+    ctx.kernel_count = sched.kernels.size();
+    RG_TRY(dev->run(k.ast, args, ctx));
     ++g().stats.kernels_launched;
   }
   ++g().stats.schedules;

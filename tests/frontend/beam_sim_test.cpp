@@ -13,12 +13,14 @@
 #include "../test_seed.h"
 #include "rawgpu/compiler/opt.h"
 #include "rawgpu/compiler/search.h"
-#include "rawgpu/frontend/amd_device.h"
-#include "rawgpu/frontend/sim_devices.h"
 #include "rawgpu/frontend/tensor.h"
+#include "rawgpu/runtime/amd_device.h"
+#include "rawgpu/runtime/sim_devices.h"
 
 namespace rawgpu::frontend {
 namespace {
+
+using namespace ::rawgpu::runtime;  // the simulated devices and the AMD back end
 
 namespace fs = std::filesystem;
 using compiler::BeamOptions;

@@ -17,11 +17,13 @@
 #include <random>
 
 #include "../test_seed.h"
-#include "rawgpu/frontend/sim_devices.h"
 #include "rawgpu/frontend/tensor.h"
+#include "rawgpu/runtime/sim_devices.h"
 
 namespace rawgpu::frontend {
 namespace {
+
+using namespace ::rawgpu::runtime;  // the simulated devices and the AMD back end
 
 uint64_t fresh_seed() { return rawgpu::test_util::test_seed(); }
 

@@ -5,13 +5,15 @@
 
 #include <cstring>
 
-#include "rawgpu/frontend/amd_device.h"
-#include "rawgpu/frontend/sim_devices.h"
 #include "rawgpu/frontend/tensor.h"
+#include "rawgpu/runtime/amd_device.h"
+#include "rawgpu/runtime/sim_devices.h"
 #include "rawgpu/sim/amd_gpu.h"
 
 namespace rawgpu::frontend {
 namespace {
+
+using namespace ::rawgpu::runtime;  // the simulated devices and the AMD back end
 
 class SimDevice : public testing::TestWithParam<const char*> {
  protected:

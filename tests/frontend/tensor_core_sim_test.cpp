@@ -9,12 +9,14 @@
 #include <random>
 #include <string>
 
-#include "rawgpu/frontend/sim_devices.h"
 #include "rawgpu/frontend/tensor.h"
+#include "rawgpu/runtime/sim_devices.h"
 #include "rawgpu/sim/rdna.h"
 
 namespace rawgpu::frontend {
 namespace {
+
+using namespace ::rawgpu::runtime;  // the simulated devices and the AMD back end
 
 struct TcCase {
   const char* device;

@@ -14,8 +14,8 @@
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
 #include "rawgpu/compiler/cpu.h"
-#include "rawgpu/frontend/sim_devices.h"
 #include "rawgpu/frontend/tensor.h"
+#include "rawgpu/runtime/sim_devices.h"
 
 namespace rawgpu::tools {
 namespace {
@@ -127,7 +127,7 @@ Result<int> run_demo(const cli::Args& args, uint64_t seed, const std::string& de
   struct RestoreDefault {
     ~RestoreDefault() { (void)frontend::set_default_device("cpu"); }
   } restore;
-  sim::rdna::Emulator* emu = frontend::sim_emulator(device);
+  sim::rdna::Emulator* emu = runtime::sim_emulator(device);
   const bool stats = args.flag("stats") || log::enabled("emu", 1);
   if (emu && stats) {
     emu->reset_opcode_hits();
@@ -268,7 +268,7 @@ cli::Command demo_command() {
       return cli::kExitUsage;
     }
     const std::string device = args.get("device").value_or("cpu");
-    frontend::register_sim_devices();
+    runtime::register_sim_devices();
     auto dev = frontend::get_device(device);
     if (!dev.ok()) {
       io.err << "rawgpu demo: --device " << device << ": " << dev.error().message() << "\n";

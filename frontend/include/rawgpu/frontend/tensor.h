@@ -14,10 +14,11 @@
 // to_host() and item() return it, so nothing is executed. `ok()` / `status()` check at any
 // point. Every error is decided when the op is built, from shapes and dtypes alone.
 //
-// Devices: "cpu" (LLVM ORC JIT on the host, compiler/cpu.h), and through the registry
-// (register_device) others: "sim:gfx1100"/"sim:gfx1201" (sim_devices.h: the compiler's AMDGPU
-// code objects on the simulated GPU). Creation functions use default_device() unless given a
-// name; an unknown name is a kNotFound error. to(device) copies a tensor across devices.
+// Devices come from runtime/ (the device layer): "cpu" (LLVM ORC JIT on the host), and through
+// its registry (runtime/registry.h) others: "sim:gfx1100"/"sim:gfx1201" (runtime/sim_devices.h:
+// the compiler's AMDGPU code objects on the simulated GPU). Creation functions use default_device()
+// unless given a name; an unknown name is a kNotFound error. to(device) copies a tensor across
+// devices.
 //
 // Threading: tensors and their graph live in one process-wide Context, so the API is used from
 // one thread at a time (kernels themselves run on the runtime's thread pool).
@@ -41,11 +42,9 @@
 #include "rawgpu/base/error.h"
 #include "rawgpu/compiler/dtype.h"
 #include "rawgpu/compiler/schedule.h"
-#include "rawgpu/frontend/device.h"
-
-namespace rawgpu::compiler {
-class CpuRuntime;
-}
+#include "rawgpu/runtime/cpu_device.h"
+#include "rawgpu/runtime/device.h"
+#include "rawgpu/runtime/registry.h"
 
 namespace rawgpu::frontend {
 
@@ -55,20 +54,14 @@ using Axes = std::vector<int64_t>;
 
 class Tensor;
 
-// Registers a factory for `name` (replaces an existing one). The "cpu" device is built in;
-// sim_devices.h adds "sim:gfx1100" and "sim:gfx1201".
-void register_device(std::string name, std::function<Result<std::unique_ptr<Device>>()> factory);
-// The device called `name` (created on first use). kNotFound naming the known devices; the
-// factory's error (e.g. a device that failed to start) otherwise. An empty name is the default
-// device.
-Result<Device*> get_device(std::string_view name);
-// The device creation functions use when given none (an empty name): "cpu" unless set.
-// set_default_device checks that the device exists (and creates it).
-Status set_default_device(std::string_view name);
-const std::string& default_device();
-// The CPU runtime behind "cpu" (statistics: compile-cache size and hits). Created on first use
-// with the LLVM pipeline level from RAWGPU_OPT_LEVEL (0..3, default 3).
-compiler::CpuRuntime& cpu_runtime();
+// The device layer, as the Tensor API's users name it (runtime/registry.h, cpu_device.h).
+using runtime::Buffer;
+using runtime::cpu_runtime;
+using runtime::default_device;
+using runtime::Device;
+using runtime::get_device;
+using runtime::register_device;
+using runtime::set_default_device;
 
 // Counters for tests and the demo.
 struct Stats {

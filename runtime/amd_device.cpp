@@ -1,5 +1,5 @@
 // The Tensor back end over the AMD device seam (see amd_device.h).
-#include "rawgpu/frontend/amd_device.h"
+#include "rawgpu/runtime/amd_device.h"
 
 #include <unistd.h>
 
@@ -21,7 +21,7 @@
 #include "rawgpu/queues/program.h"
 #include "rawgpu/queues/signal.h"
 
-namespace rawgpu::frontend {
+namespace rawgpu::runtime {
 namespace {
 
 using compiler::DType;
@@ -109,7 +109,7 @@ class AmdTensorDevice final : public Device {
         std::make_shared<AmdBuffer>(this, dtype, count, DeviceBuffer{}, b->va() + offset, base));
   }
 
-  Status run(compiler::Ref ast, std::span<Buffer* const> args) override;
+  Status run(compiler::Ref ast, std::span<Buffer* const> args, const RunContext& context) override;
   size_t cache_size() const override {
     size_t n = cache_.size();
     for (const auto& [w, c] : beam_cache_) n += c.size();
@@ -436,7 +436,7 @@ Status AmdTensorDevice::wait(const queues::Signal& s, uint64_t value, const std:
   return queues::wait_signal(*cfg_.device, s, value, what, o);
 }
 
-Status AmdTensorDevice::run(compiler::Ref ast, std::span<Buffer* const> args) {
+Status AmdTensorDevice::run(compiler::Ref ast, std::span<Buffer* const> args, const RunContext&) {
   RG_TRY(healthy());
   Compiled* c = RG_TRY(compile(ast));
   std::vector<GpuVa> vas;
@@ -504,4 +504,4 @@ Result<std::unique_ptr<compiler::BeamBackend>> amd_beam_backend(Device& device) 
   return std::unique_ptr<compiler::BeamBackend>(RG_TRY(AmdBeamBackend::create(*d)));
 }
 
-}  // namespace rawgpu::frontend
+}  // namespace rawgpu::runtime

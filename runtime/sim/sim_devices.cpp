@@ -1,5 +1,5 @@
 // "sim:gfx1100" / "sim:gfx1201": sim::AmdGpu + the RDNA emulator behind the AMD back end.
-#include "rawgpu/frontend/sim_devices.h"
+#include "rawgpu/runtime/sim_devices.h"
 
 #include <algorithm>
 #include <functional>
@@ -8,11 +8,11 @@
 #include <string>
 
 #include "rawgpu/base/log.h"
-#include "rawgpu/frontend/amd_device.h"
-#include "rawgpu/frontend/tensor.h"
+#include "rawgpu/runtime/amd_device.h"
+#include "rawgpu/runtime/registry.h"
 #include "rawgpu/sim/amd_gpu.h"
 
-namespace rawgpu::frontend {
+namespace rawgpu::runtime {
 namespace {
 
 std::map<std::string, sim::rdna::Emulator*, std::less<>>& emulators() {
@@ -78,4 +78,4 @@ sim::rdna::Emulator* sim_emulator(std::string_view device) {
   return it == emulators().end() ? nullptr : it->second;
 }
 
-}  // namespace rawgpu::frontend
+}  // namespace rawgpu::runtime

@@ -1,7 +1,8 @@
-// Tensor back ends: a Device allocates buffers, copies host data in and out, and compiles and
-// runs the fused kernels the scheduler makes. "cpu" is built in (LLVM ORC JIT);
-// amd_device.h adds a back end over the AMD device seam (simulated or real);
-// sim_devices.h registers the simulated gfx1100/gfx1201 devices.
+// The device layer under the Tensor API: a Device allocates buffers, copies host data in and
+// out, and compiles and runs the fused kernels the scheduler makes. Devices are found by name
+// through the registry (registry.h): "cpu" is built in (LLVM ORC JIT, cpu_device.h);
+// amd_device.h is the back end over the AMD device seam (simulated or real); sim_devices.h
+// registers the simulated gfx1100/gfx1201 devices.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +15,7 @@
 #include "rawgpu/compiler/dtype.h"
 #include "rawgpu/compiler/ir.h"
 
-namespace rawgpu::frontend {
+namespace rawgpu::runtime {
 
 // `count` elements of `dtype` in a device's memory.
 class Buffer {
@@ -36,7 +37,13 @@ class Buffer {
   size_t count_;
 };
 
-// A device: runs schedules. Implementations register a factory by name (tensor.h).
+// Where a kernel sits in the schedule being run (progress displays, BEAM).
+struct RunContext {
+  size_t kernel_index = 0;
+  size_t kernel_count = 0;
+};
+
+// A device: runs schedules. Implementations register a factory by name (registry.h).
 class Device {
  public:
   virtual ~Device() = default;
@@ -48,10 +55,11 @@ class Device {
                                                compiler::DType dtype, size_t count) = 0;
   // Compiles (cached by the AST's structural hash) and runs one scheduled kernel; `args` in the
   // kernel's buffer-slot order (slot 0 is the output). Returns when the results are written.
-  virtual Status run(compiler::Ref ast, std::span<Buffer* const> args) = 0;
+  virtual Status run(compiler::Ref ast, std::span<Buffer* const> args,
+                     const RunContext& context) = 0;
   // Compile-cache statistics (programs compiled, launches that found theirs cached).
   virtual size_t cache_size() const = 0;
   virtual uint64_t cache_hits() const = 0;
 };
 
-}  // namespace rawgpu::frontend
+}  // namespace rawgpu::runtime

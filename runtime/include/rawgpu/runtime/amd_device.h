@@ -16,9 +16,9 @@
 
 #include "rawgpu/compiler/search.h"
 #include "rawgpu/drivers/amd/device.h"
-#include "rawgpu/frontend/device.h"
+#include "rawgpu/runtime/device.h"
 
-namespace rawgpu::frontend {
+namespace rawgpu::runtime {
 
 struct AmdDeviceConfig {
   std::string name;    // the Tensor device name, e.g. "sim:gfx1100"
@@ -60,4 +60,4 @@ Result<std::unique_ptr<Device>> make_amd_device(AmdDeviceConfig config);
 // The back end must not outlive the device.
 Result<std::unique_ptr<compiler::BeamBackend>> amd_beam_backend(Device& device);
 
-}  // namespace rawgpu::frontend
+}  // namespace rawgpu::runtime

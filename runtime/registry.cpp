@@ -1,0 +1,63 @@
+#include "rawgpu/runtime/registry.h"
+
+#include <map>
+#include <mutex>
+
+#include "rawgpu/runtime/cpu_device.h"
+
+namespace rawgpu::runtime {
+namespace {
+
+struct Registry {
+  std::map<std::string, DeviceFactory, std::less<>> factories;
+  std::map<std::string, std::unique_ptr<Device>, std::less<>> devices;
+  std::string default_device = "cpu";
+  Registry() {
+    factories["cpu"] = []() -> Result<std::unique_ptr<Device>> { return make_cpu_device(); };
+  }
+};
+
+Registry& reg() {
+  static Registry* r = new Registry();  // never destroyed: tensors may outlive static destructors
+  return *r;
+}
+
+}  // namespace
+
+void register_device(std::string name, DeviceFactory factory) {
+  reg().devices.erase(name);
+  reg().factories[std::move(name)] = std::move(factory);
+}
+
+std::vector<std::string> device_names() {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : reg().factories) out.push_back(k);
+  return out;
+}
+
+Result<Device*> get_device(std::string_view name) {
+  Registry& r = reg();
+  if (name.empty()) name = r.default_device;
+  if (auto it = r.devices.find(name); it != r.devices.end()) return it->second.get();
+  auto f = r.factories.find(name);
+  if (f == r.factories.end()) {
+    std::string known;
+    for (const auto& [k, v] : r.factories) known += (known.empty() ? "" : ", ") + k;
+    return make_error(Errc::kNotFound, "unknown device '%.*s' (known: %s)", int(name.size()),
+                      name.data(), known.c_str());
+  }
+  auto d = RG_TRY(f->second());
+  Device* p = d.get();
+  r.devices.emplace(std::string(name), std::move(d));
+  return p;
+}
+
+Status set_default_device(std::string_view name) {
+  RG_TRY(get_device(name));
+  reg().default_device = std::string(name.empty() ? std::string_view("cpu") : name);
+  return ok_status();
+}
+
+const std::string& default_device() { return reg().default_device; }
+
+}  // namespace rawgpu::runtime
