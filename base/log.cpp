@@ -55,6 +55,7 @@ constexpr Tag kTags[] = {
     {"mmu", "page tables: maps, unmaps, TLB invalidations"},
     {"pci", "PCI enumeration and device access"},
     {"rewrite", "rewrite-engine pattern hits (level 5)"},
+    {"runtime", "the device layer: devices started, profiling"},
     {"schedule", "the scheduler's kernel boundaries"},
 };
 

@@ -20,6 +20,7 @@
 #include "rawgpu/queues/kernarg_arena.h"
 #include "rawgpu/queues/program.h"
 #include "rawgpu/queues/signal.h"
+#include "rawgpu/runtime/profile.h"
 
 namespace rawgpu::runtime {
 namespace {
@@ -75,6 +76,8 @@ class AmdTensorDevice final : public Device {
                               d->cfg_.name.c_str());
     queues::Signal s0 = RG_TRY(d->signals_->alloc()), s1 = RG_TRY(d->signals_->alloc());
     d->timeline_ = std::make_unique<queues::Timeline>(s0, s1);
+    d->ts_start_ = RG_TRY(d->signals_->alloc());
+    d->ts_end_ = RG_TRY(d->signals_->alloc());
     return std::unique_ptr<Device>(std::move(d));
   }
   ~AmdTensorDevice() override {
@@ -122,15 +125,32 @@ class AmdTensorDevice final : public Device {
   }
   Status copy_in(GpuVa va, std::span<const std::byte> bytes) {
     RG_TRY(healthy());
+    const uint64_t h0 = Profiler::get().enabled() ? Profiler::get().now_ns() : 0;
     RG_TRY_CTX(copier_->copy_in(va, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}),
                "%s: upload of %zu bytes", cfg_.name.c_str(), bytes.size());
+    record_copy("copy_in", bytes.size(), h0);
     return ok_status();
   }
   Status copy_out(std::span<std::byte> bytes, GpuVa va) {
     RG_TRY(healthy());
+    const uint64_t h0 = Profiler::get().enabled() ? Profiler::get().now_ns() : 0;
     RG_TRY_CTX(copier_->copy_out({reinterpret_cast<uint8_t*>(bytes.data()), bytes.size()}, va),
                "%s: download of %zu bytes", cfg_.name.c_str(), bytes.size());
+    record_copy("copy_out", bytes.size(), h0);
     return ok_status();
+  }
+  // Copies are timed on the host (the staging path is several SDMA submissions).
+  void record_copy(const char* kind, size_t bytes, uint64_t h0) {
+    Profiler& prof = Profiler::get();
+    if (!prof.enabled()) return;
+    ProfileEvent e;
+    e.device = cfg_.name;
+    e.queue = "copy";
+    e.kind = kind;
+    e.bytes = bytes;
+    e.host_start_ns = h0;
+    e.host_end_ns = prof.now_ns();
+    prof.record(std::move(e));
   }
 
  private:
@@ -162,6 +182,7 @@ class AmdTensorDevice final : public Device {
   std::unique_ptr<queues::amd::ComputeQueue> queue_;
   std::unique_ptr<queues::KernargArena> kernargs_;
   std::unique_ptr<queues::Timeline> timeline_;
+  queues::Signal ts_start_, ts_end_;  // device timestamps around a profiled dispatch
   struct HashKey {
     size_t operator()(const compiler::Hash128& h) const { return size_t(h.lo ^ (h.hi * 31)); }
   };
@@ -480,13 +501,36 @@ Status AmdTensorDevice::launch(Compiled& c, std::span<const GpuVa> args) {
     local[d] = static_cast<uint32_t>(spec.gpu.local[d]);
   }
   if (cfg_.before_launch) cfg_.before_launch(spec.name);
+  Profiler& prof = Profiler::get();
+  const bool profile = prof.enabled();
+  const uint64_t h0 = profile ? prof.now_ns() : 0;
+  // RELEASE_MEM timestamps of the GPU clock before and after the dispatch (end of pipe: the
+  // first is written when earlier work is done, the second when the kernel is).
+  if (profile) queue_->timestamp(ts_start_);
   RG_TRY(queue_->exec(prog.exec_params(ka, grid, local)));
+  if (profile) queue_->timestamp(ts_end_);
   queue_->signal(timeline_->signal(), value);
   RG_TRY(queue_->submit());
   const queues::Signal sig = timeline_->signal();
   timeline_->advance();
   RG_TRY_CTX(wait(sig, value, "kernel " + spec.name), "%s: kernel %s", cfg_.name.c_str(),
              spec.name.c_str());
+  if (profile) {
+    ProfileEvent e;
+    e.device = cfg_.name;
+    e.queue = "compute";
+    e.kind = "kernel";
+    e.name = spec.name;
+    e.host_start_ns = h0;
+    e.host_end_ns = prof.now_ns();
+    e.has_device_time = true;
+    e.device_start = ts_start_.timestamp();
+    e.device_end = ts_end_.timestamp();
+    e.device_tick_ns = cfg_.device_tick_ns;
+    e.grid = grid;
+    e.local = local;
+    prof.record(std::move(e));
+  }
   return ok_status();
 }
 

@@ -10,6 +10,7 @@
 #include "rawgpu/base/env.h"
 #include "rawgpu/base/log.h"
 #include "rawgpu/compiler/search.h"
+#include "rawgpu/runtime/profile.h"
 
 namespace rawgpu::runtime {
 namespace {
@@ -98,7 +99,19 @@ Status CpuDevice::run(Ref ast, std::span<Buffer* const> args, const RunContext& 
   } else {
     kern = RG_TRY(rt.compile_optimized(ast));
   }
-  return rt.launch(*kern, bufs, {});
+  Profiler& prof = Profiler::get();
+  if (!prof.enabled()) return rt.launch(*kern, bufs, {});
+  const uint64_t h0 = prof.now_ns();
+  RG_TRY(rt.launch(*kern, bufs, {}));
+  ProfileEvent e;
+  e.device = "cpu";
+  e.queue = "host";
+  e.kind = "kernel";
+  e.name = kern->name;
+  e.host_start_ns = h0;
+  e.host_end_ns = prof.now_ns();
+  prof.record(std::move(e));
+  return ok_status();
 }
 size_t CpuDevice::cache_size() const { return cpu_runtime().cache_size(); }
 uint64_t CpuDevice::cache_hits() const { return cpu_runtime().cache_hits(); }

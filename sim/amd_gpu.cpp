@@ -1,6 +1,8 @@
 #include "rawgpu/sim/amd_gpu.h"
 #include "rawgpu/base/env.h"
 
+#include <sys/mman.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -142,9 +144,25 @@ Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config) {
                       "120001 (gfx1201)",
                       config.gc_version);
   }
+  if (config.vram_size < (64ull << 20) || config.vram_size % (2ull << 20) != 0 ||
+      config.vram_size > (1ull << 40)) {
+    return make_error(Errc::kInvalidArgument,
+                      "simulated VRAM size %s: must be a multiple of 2 MiB in [64 MiB, 1 TiB]",
+                      format_bytes(config.vram_size).c_str());
+  }
   std::unique_ptr<AmdGpu> gpu(new AmdGpu());
   gpu->config_ = config;
-  gpu->vram_ = std::make_unique<memory::SparseVram>(config.vram_size);
+  // Flat, reserved but not committed: pages cost memory when first touched and read 0 before
+  // (a BAR0 window hands out direct pointers into it).
+  void* vram = mmap(nullptr, config.vram_size, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (vram == MAP_FAILED) {
+    return make_error(Errc::kOutOfMemory, "cannot reserve %s of address space for simulated VRAM",
+                      format_bytes(config.vram_size).c_str());
+  }
+  gpu->vram_base_ = static_cast<uint8_t*>(vram);
+  gpu->vram_ =
+      std::make_unique<memory::MappedVram>(CpuAddr::from(gpu->vram_base_), config.vram_size);
   // VM context start and size as the reference design programs them: a 48-bit space above
   // 0x200000000000 in the reference is not needed here; index 0 sits at VA 0x1000000000 (64 GiB).
   const GpuVa va_base(0x1000000000);
@@ -178,6 +196,71 @@ AmdGpu::~AmdGpu() {
     cv_.notify_all();
     thread_.join();
   }
+  mm_.reset();  // writes page tables into VRAM on its way out
+  vram_.reset();
+  if (vram_base_ != nullptr) munmap(vram_base_, config_.vram_size);
+}
+
+Result<BusAddr> AmdGpu::attach_dma(uint8_t* host, uint64_t size) {
+  Guard guard(this);
+  if (host == nullptr || reinterpret_cast<uintptr_t>(host) % kPage != 0 || size == 0 ||
+      size % kPage != 0) {
+    return make_error(Errc::kInvalidArgument,
+                      "DMA memory must be 4 KiB aligned and a multiple of 4 KiB");
+  }
+  const BusAddr bus = RG_TRY(bus_->alloc(size, kPage));
+  auto page = std::make_unique<HostPage>();
+  page->cpu = host;
+  page->bus = bus.raw();
+  page->size = size;
+  host_pages_[page->bus] = page.get();
+  dma_pages_[page->bus] = std::move(page);
+  return bus;
+}
+
+Status AmdGpu::detach_dma(BusAddr bus) {
+  Guard guard(this);
+  auto it = dma_pages_.find(bus.raw());
+  if (it == dma_pages_.end()) {
+    return make_error(Errc::kNotFound, "bus address %s is not a DMA mapping of this device",
+                      hex(bus.raw()).c_str());
+  }
+  RG_TRY(bus_->free(bus));
+  host_pages_.erase(bus.raw());
+  dma_pages_.erase(it);
+  return {};
+}
+
+std::vector<DmaFault> AmdGpu::dma_faults() const {
+  Guard guard(this);
+  return dma_faults_;
+}
+
+void AmdGpu::set_bus_master(bool on) {
+  Guard guard(this);
+  bus_master_ = on;
+}
+
+void AmdGpu::function_reset() {
+  Guard guard(this);
+  for (auto& q : queues_) {
+    q->status.stopped = true;
+    q->status.error = "deactivated by a function reset";
+  }
+  for (auto& q : sdma_queues_) {
+    q->status.stopped = true;
+    q->status.error = "deactivated by a function reset";
+  }
+  regs_.clear();
+  fault_status_ = 0;
+  fault_addr_page_ = 0;
+  fault_text_.clear();
+  bus_master_ = false;  // the command register reads 0 until the driver enables the function
+}
+
+void AmdGpu::record_dma_fault(uint64_t bus, bool write, const char* reason) {
+  constexpr size_t kKept = 256;
+  if (dma_faults_.size() < kKept) dma_faults_.push_back({bus, write, reason});
 }
 
 Result<DeviceBuffer> AmdGpu::alloc(uint64_t size, BufferPlacement placement) {
@@ -459,7 +542,13 @@ Result<uint8_t*> AmdGpu::translate(GpuVa va, bool write, bool exec) {
       (exec && !leaf.attrs.executable)) {
     return fault(kFaultPermissionLsb, "without permission");
   }
+  if (leaf.attrs.aperture != memory::Aperture::kVram && !bus_master_) {
+    record_dma_fault(leaf.pa, write, "bus mastering disabled");
+    return fault(kFaultMapping, "to host memory with bus mastering disabled");
+  }
   if (uint8_t* p = backing(leaf, leaf.pa, 1)) return p;
+  if (leaf.attrs.aperture != memory::Aperture::kVram)
+    record_dma_fault(leaf.pa, write, "unmapped bus address");
   return fault(kFaultMapping, leaf.attrs.aperture == memory::Aperture::kVram
                                   ? "beyond VRAM"
                                   : "to an unbacked bus address");
@@ -470,14 +559,15 @@ std::optional<AmdGpu::PageHost> AmdGpu::page_host(GpuVa va) {
   Leaf leaf;
   uint32_t status = 0;
   if (walk(va, leaf, status) != nullptr) return std::nullopt;
-  // The whole 4 KiB page must lie in the leaf and start a 4 KiB physical page: SparseVram
-  // allocates (and never frees or moves) 4 KiB pages; a host buffer is one contiguous range.
+  // The whole 4 KiB page must lie in the leaf and start a 4 KiB physical page: the flat VRAM
+  // never moves; a host buffer is one contiguous range.
   const uint64_t in_page = va.raw() & (kPage - 1);
   if (leaf.span < kPage || (leaf.va_off & (kPage - 1)) != in_page) return std::nullopt;
   const uint64_t pa = leaf.pa - in_page;
   if (pa % kPage != 0) return std::nullopt;
   if (leaf.attrs.aperture == memory::Aperture::kVram && pa + kPage > vram_->size())
     return std::nullopt;
+  if (leaf.attrs.aperture != memory::Aperture::kVram && !bus_master_) return std::nullopt;
   uint8_t* p = backing(leaf, pa, kPage);
   if (p == nullptr) return std::nullopt;
   return PageHost{p, leaf.attrs.readable, leaf.attrs.writable};
@@ -757,6 +847,7 @@ bool AmdGpu::step(Queue& q) {
           return stop("DISPATCH_DIRECT but no dispatch executor is installed");
         if (Status st = executor_->execute(s); !st)
           return stop("dispatch: " + st.error().to_string());
+        clock_ += executor_->last_dispatch_ticks();
         break;
       }
       default:

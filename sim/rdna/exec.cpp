@@ -677,7 +677,7 @@ struct Emulator::Impl {
   // do not change during a dispatch, and nothing is unmapped or freed while one runs (the
   // caller is blocked in the dispatch; with the device thread it holds the GPU lock). An entry
   // holds the host pointer of a whole 4 KiB GPU page (AmdGpu::page_host: only pages backed by
-  // one contiguous host range, which does not move: SparseVram pages are never freed) and its
+  // one contiguous host range, which does not move: the flat VRAM never moves) and its
   // read/write permission. It is filled only when the page walk allows the access; anything
   // else (a fault, a page that is not cacheable, an instruction fetch, a misaligned dword) goes
   // through AmdGpu::read32/write32 as before, so faults, their text and the latched fault
@@ -4169,8 +4169,23 @@ unsigned Emulator::thread_count() const {
 
 Status Emulator::execute(const DispatchState& state) {
   ++stats_.dispatches;
-  Impl impl(*this, state);
-  return impl.run_dispatch();
+  const Stats before = stats_;
+  Status st;
+  {
+    Impl impl(*this, state);
+    st = impl.run_dispatch();
+  }
+  last_ticks_ = 0;
+  if (!st) return st;
+  constexpr uint64_t kLaunchCycles = 1000;  // command processor + wave launch, ~0.4 us
+  constexpr uint64_t kCyclesPerTick = 25;   // 2.5 GHz shader clock / 100 MHz counter
+  const uint64_t simds = target_ == Target::kGfx1100 ? 192 : 128;
+  const uint64_t waves = std::max<uint64_t>(stats_.waves - before.waves, 1);
+  const uint64_t instr = stats_.instructions - before.instructions;
+  const uint64_t cycles =
+      kLaunchCycles + (instr + std::min(waves, simds) - 1) / std::min(waves, simds);
+  last_ticks_ = (cycles + kCyclesPerTick - 1) / kCyclesPerTick;
+  return st;
 }
 
 }  // namespace rawgpu::sim::rdna

@@ -15,6 +15,7 @@
 #include "rawgpu/base/log.h"
 #include "rawgpu/compiler/cpu.h"
 #include "rawgpu/frontend/tensor.h"
+#include "rawgpu/runtime/profile.h"
 #include "rawgpu/runtime/sim_devices.h"
 
 namespace rawgpu::tools {
@@ -243,7 +244,9 @@ cli::Command demo_command() {
       "(first run including compilation, and the cached run). Exit status 1 on a mismatch.\n"
       "--device sim:gfx1100 or sim:gfx1201 compiles AMDGPU code objects instead and runs them on\n"
       "the simulated GPU (VRAM buffers, SDMA copies, PM4 launches, the RDNA wave emulator);\n"
-      "--stats (or RAWGPU_DEBUG=emu) then prints the executed wave instructions per mnemonic.";
+      "--stats (or RAWGPU_DEBUG=emu) then prints the executed wave instructions per mnemonic.\n"
+      "--trace FILE writes every launch and copy as Chrome trace-event JSON (ui.perfetto.dev,\n"
+      "chrome://tracing): kernel names, grids, bytes, and on GPUs device timestamps.";
   c.options = {{.name = "seed",
                 .metavar = "N",
                 .help = "random seed for weights and inputs",
@@ -255,6 +258,10 @@ cli::Command demo_command() {
                {.name = "stats",
                 .metavar = "",
                 .help = "simulated devices: executed wave instructions per opcode",
+                .default_value = ""},
+               {.name = "trace",
+                .metavar = "FILE",
+                .help = "write a Chrome trace-event profile of the run to FILE",
                 .default_value = ""},
                {.name = "json",
                 .short_name = 'j',
@@ -275,12 +282,26 @@ cli::Command demo_command() {
       return cli::kExitUsage;
     }
     const bool json = args.flag("json");
+    const std::string trace = args.get("trace").value_or("");
+    runtime::Profiler& prof = runtime::Profiler::get();
+    if (!trace.empty()) {
+      prof.clear();
+      prof.enable(true);
+    }
     std::ostringstream discard;
     std::vector<Workload> report;
     auto r = run_demo(args, *seed, device, *dev, json ? discard : io.out, report);
     if (!r.ok()) {
       io.err << "rawgpu demo: " << r.error().to_string() << "\n";
       return cli::kExitFailure;
+    }
+    if (!trace.empty()) {
+      if (Status st = prof.write_chrome_trace(trace); !st.ok()) {
+        io.err << "rawgpu demo: --trace: " << st.error().to_string() << "\n";
+        return cli::kExitFailure;
+      }
+      if (!json)
+        io.out << "trace: " << prof.events().size() << " events written to " << trace << "\n";
     }
     if (json) {
       io.out << json_document("demo", [&](llvm::json::OStream& j) {

@@ -24,6 +24,8 @@ struct AmdDeviceConfig {
   std::string name;    // the Tensor device name, e.g. "sim:gfx1100"
   std::string target;  // compiler::gpu_target name, e.g. "gfx1100"
   std::shared_ptr<drivers::amd::AmdDevice> device;
+  // ns per tick of the GPU clock RELEASE_MEM timestamps read (profiling): 100 MHz on RDNA.
+  double device_tick_ns = 10.0;
   // Called before each launch with the kernel's name (the simulator names it in errors).
   std::function<void(std::string_view kernel)> before_launch;
   // Kept alive as long as the Tensor device and released before `device` (an emulator).

@@ -1,6 +1,7 @@
 // A simulated AMD GPU (gfx1100 flavour) implementing drivers::amd::AmdDevice.
 //
-//  * VRAM is memory::SparseVram; rawgpu's own MemoryManager builds real gfx11 page tables in it.
+//  * VRAM is one flat MAP_NORESERVE host range (the BAR0 aperture of sim::AmdPciFunction);
+//    rawgpu's own MemoryManager builds real gfx11/gfx12 page tables in it.
 //  * Host buffers are host pages given bus addresses and mapped with the system aperture.
 //  * Every GPU memory access goes through a simulated MMU that walks those page tables with
 //    memory/'s codec, so a page-table bug shows up as a simulated VM fault: the fault address and
@@ -52,6 +53,10 @@ class DispatchExecutor {
   virtual ~DispatchExecutor() = default;
   // An error stops the queue (the message becomes the queue error).
   virtual Status execute(const DispatchState& state) = 0;
+  // GPU timestamp-counter ticks the last successful dispatch took (its modelled duration); the
+  // simulated clock advances by it, so RELEASE_MEM timestamps around a dispatch measure it.
+  // 0: the executor models no time.
+  virtual uint64_t last_dispatch_ticks() const { return 0; }
 };
 
 // Per-queue state, for tests and diagnostics.
@@ -84,6 +89,14 @@ struct AmdGpuConfig {
 Result<AmdGpuConfig> parse_sim_device(std::string_view name);
 // The names parse_sim_device accepts.
 std::span<const std::string_view> sim_device_names();
+
+// A device access to host memory that the simulated IOVA map refused (an unmapped bus address,
+// or bus mastering off): recorded, never a host crash.
+struct DmaFault {
+  uint64_t bus_addr = 0;
+  bool write = false;
+  std::string reason;  // "unmapped bus address", "bus mastering disabled"
+};
 
 class AmdGpu final : public drivers::amd::AmdDevice {
  public:
@@ -144,8 +157,28 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   void write_reg(uint32_t reg, uint32_t value);
   // Copies `bytes` bytes GPU VA to GPU VA through the MMU (SDMA COPY_LINEAR).
   Status copy(GpuVa dst, GpuVa src, uint64_t bytes);
-  // Simulated GPU clock (100 MHz counter); advances by one tick per read.
+  // Simulated GPU clock (100 MHz counter); advances by one tick per read and by each
+  // dispatch's modelled duration (DispatchExecutor::last_dispatch_ticks).
   uint64_t timestamp() { return ++clock_; }
+
+  // ---- The PCI face (sim::AmdPciFunction) ----
+  // VRAM as the device's BAR0 aperture shows it: one flat host range of vram_size() bytes
+  // (MAP_NORESERVE: untouched pages cost nothing and read 0).
+  uint8_t* vram_base() { return vram_base_; }
+  uint64_t vram_size() const { return config_.vram_size; }
+  // The IOVA map: host pages the device may reach at bus addresses (alloc_dma). `host` is
+  // 4 KiB aligned, `size` a multiple of 4 KiB; the memory must outlive the mapping.
+  Result<BusAddr> attach_dma(uint8_t* host, uint64_t size);
+  // kNotFound for a bus address attach_dma did not return.
+  Status detach_dma(BusAddr bus);
+  // Device accesses to host memory that were refused, in order (the first 256).
+  std::vector<DmaFault> dma_faults() const;
+  // PCI command register's Bus Master Enable: off, every device access to host memory is a
+  // DMA fault. A device created on its own (not behind AmdPciFunction) starts with it on.
+  void set_bus_master(bool on);
+  // Function-level reset: queues deactivated, registers and fault state cleared, the clock
+  // kept (VRAM contents and the IOVA map survive, as they do across an FLR under VFIO).
+  void function_reset();
 
  private:
   struct Queue;
@@ -182,6 +215,7 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   uint8_t* backing(const Leaf& leaf, uint64_t pa, uint64_t bytes);
   Result<uint8_t*> translate(GpuVa va, bool write, bool exec);
   void record_fault(GpuVa va, uint32_t status);
+  void record_dma_fault(uint64_t bus, bool write, const char* reason);
   void run_queue(Queue& q);
   // Returns false when the queue must stop or wait.
   bool step(Queue& q);
@@ -189,12 +223,16 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   bool step_sdma(SdmaQueue& q);
 
   AmdGpuConfig config_;
-  std::unique_ptr<memory::SparseVram> vram_;
+  std::unique_ptr<memory::PhysicalMemory> vram_;
+  uint8_t* vram_base_ = nullptr;  // mmap of config_.vram_size bytes (MAP_NORESERVE)
+  bool bus_master_ = true;
+  std::vector<DmaFault> dma_faults_;
   std::unique_ptr<memory::AddressAllocator<GpuVa>> va_;
   std::unique_ptr<memory::MemoryManager> mm_;
   std::unique_ptr<memory::AddressAllocator<BusAddr>> bus_;
-  std::map<uint64_t, HostPage*> host_pages_;               // bus address -> host page
-  std::map<uint64_t, std::unique_ptr<HostPage>> buffers_;  // handle -> backing
+  std::map<uint64_t, HostPage*> host_pages_;                 // bus address -> host page
+  std::map<uint64_t, std::unique_ptr<HostPage>> buffers_;    // handle -> backing
+  std::map<uint64_t, std::unique_ptr<HostPage>> dma_pages_;  // attach_dma: bus -> pages
   std::vector<std::unique_ptr<Queue>> queues_;
   std::vector<std::unique_ptr<SdmaQueue>> sdma_queues_;
   std::map<uint32_t, uint32_t> regs_;

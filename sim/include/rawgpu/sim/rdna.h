@@ -114,6 +114,10 @@ class Emulator final : public DispatchExecutor {
   Emulator& operator=(const Emulator&) = delete;
 
   Status execute(const DispatchState& state) override;
+  // Modelled duration: one instruction per SIMD per cycle, the waves spread over the chip's
+  // SIMDs (gfx1100: 96 CUs x 2, gfx1201: 64 x 2) at 2.5 GHz, plus a fixed launch cost; in ticks
+  // of the 100 MHz timestamp counter. Deterministic: a model for profiles, not a cycle count.
+  uint64_t last_dispatch_ticks() const override { return last_ticks_; }
   const Stats& stats() const { return stats_; }
   Options& options() { return options_; }
   // Counters collected while options().count_opcodes was on, non-zero ones, most hit first.
@@ -131,6 +135,7 @@ class Emulator final : public DispatchExecutor {
   Target target_;
   Options options_;
   Stats stats_;
+  uint64_t last_ticks_ = 0;
 };
 
 }  // namespace rawgpu::sim::rdna
