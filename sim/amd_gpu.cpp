@@ -26,9 +26,6 @@ using drivers::amd::DeviceBuffer;
 
 namespace {
 constexpr uint64_t kPage = 4096;
-constexpr uint32_t kShWindow = pm4::PACKET3_SET_SH_REG_END - pm4::PACKET3_SET_SH_REG_START;
-constexpr uint32_t kUconfigWindow =
-    pm4::PACKET3_SET_UCONFIG_REG_END - pm4::PACKET3_SET_UCONFIG_REG_START;
 constexpr unsigned kMaxIbDepth = 2;  // the CP has IB1 and IB2 levels
 
 // GCVM_L2_PROTECTION_FAULT_STATUS fields (amd.md §10.4).
@@ -68,29 +65,9 @@ struct AmdGpu::HostPage {
   std::optional<memory::VirtMapping> vram;  // VRAM buffers
 };
 
-struct AmdGpu::Queue {
-  ComputeQueueDesc desc;
-  DeviceBuffer ptrs;
-  uint64_t rptr = 0;
-  uint64_t doorbell_wptr = 0;
-  struct Frame {
-    GpuVa base;
-    uint32_t pos = 0;
-    uint32_t size = 0;
-  };
-  std::vector<Frame> ibs;
-  std::array<uint32_t, kShWindow> sh{};
-  std::array<uint32_t, kUconfigWindow> uconfig{};
-  QueueStatus status;
-};
-
 namespace {
 constexpr std::string_view kSimNames[] = {"sim:gfx1100", "sim:gfx1201"};
 constexpr uint32_t kSimVersions[] = {110000, 120001};
-// NBIO segment 2 base of the simulated devices (amd.md §3.3) and the generated HDP flush
-// register offsets (nbio_4_3_0.h / nbif_6_3_1.h: 0x106 / 0x107, segment 2).
-constexpr uint32_t kHdpFlushReq = 0xD20 + 0x106;
-constexpr uint32_t kHdpFlushDone = 0xD20 + 0x107;
 }  // namespace
 
 std::span<const std::string_view> sim_device_names() { return kSimNames; }
@@ -114,8 +91,10 @@ void AmdGpu::thread_main() {
   std::unique_lock<std::recursive_mutex> lock(mu_);
   while (!stop_) {
     const uint64_t seq = doorbell_seq_;
-    for (auto& q : queues_) run_queue(*q);
-    for (auto& q : sdma_queues_) run_sdma(*q);
+    for (auto& q : queues_)
+      if (q->active) run_queue(*q);
+    for (auto& q : sdma_queues_)
+      if (q->active) run_sdma(*q);
     cv_.wait_for(lock, std::chrono::microseconds(20),
                  [&] { return stop_ || doorbell_seq_ != seq; });
   }
@@ -123,18 +102,6 @@ void AmdGpu::thread_main() {
 
 std::string AmdGpu::name() const {
   return config_.gc_version >= 120000 ? "sim:gfx1201" : "sim:gfx1100";
-}
-
-uint32_t AmdGpu::read_reg(uint32_t reg) const {
-  Guard guard(this);
-  auto it = regs_.find(reg);
-  return it == regs_.end() ? 0 : it->second;
-}
-
-void AmdGpu::write_reg(uint32_t reg, uint32_t value) {
-  Guard guard(this);
-  regs_[reg] = value;
-  if (reg == kHdpFlushReq) regs_[kHdpFlushDone] |= value;  // the flush completes at once
 }
 
 Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config) {
@@ -165,17 +132,27 @@ Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config) {
       std::make_unique<memory::MappedVram>(CpuAddr::from(gpu->vram_base_), config.vram_size);
   // VM context start and size as the reference design programs them: a 48-bit space above
   // 0x200000000000 in the reference is not needed here; index 0 sits at VA 0x1000000000 (64 GiB).
-  const GpuVa va_base(0x1000000000);
-  gpu->va_ = std::make_unique<memory::AddressAllocator<GpuVa>>(
-      RG_TRY(memory::AddressAllocator<GpuVa>::create(va_base, uint64_t{1} << 44, kPage)));
-  memory::MemoryManagerConfig mc;
-  mc.format = config.gc_version >= 120000 ? memory::PageTableFormat::kAmdGfx12
-                                          : memory::PageTableFormat::kAmdGfx10;
-  mc.vram_size = config.vram_size;
-  mc.boot_size = 4ull << 20;
-  mc.va_base = va_base;
-  gpu->mm_ = RG_TRY(memory::MemoryManager::create(mc, *gpu->vram_, *gpu->va_));
-  gpu->mm_->finish_boot();
+  const memory::PageTableFormat format = config.gc_version >= 120000
+                                             ? memory::PageTableFormat::kAmdGfx12
+                                             : memory::PageTableFormat::kAmdGfx10;
+  gpu->codec_ = memory::make_codec(format);  // the MMU's view of the PTE formats
+  gpu->function_reset();                     // power-on register state
+  gpu->bus_master_ = true;
+  if (config.host_managed) {
+    const GpuVa va_base(0x1000000000);
+    constexpr uint64_t kVaSize = uint64_t{1} << 44;
+    gpu->va_ = std::make_unique<memory::AddressAllocator<GpuVa>>(
+        RG_TRY(memory::AddressAllocator<GpuVa>::create(va_base, kVaSize, kPage)));
+    memory::MemoryManagerConfig mc;
+    mc.format = format;
+    mc.vram_size = config.vram_size;
+    mc.boot_size = 4ull << 20;
+    mc.va_base = va_base;
+    gpu->mm_ = RG_TRY(memory::MemoryManager::create(mc, *gpu->vram_, *gpu->va_));
+    gpu->mm_->finish_boot();
+    // As a driver would: VM context 0 over the simulator's own page tables.
+    gpu->program_vm_context(gpu->mm_->page_table().root().raw(), va_base, kVaSize);
+  }
   // Bus addresses for host pages (the IOMMU-less DMA space of the simulated host).
   gpu->bus_ = std::make_unique<memory::AddressAllocator<BusAddr>>(
       RG_TRY(memory::AddressAllocator<BusAddr>::create(BusAddr(0x100000000), 1ull << 40, kPage)));
@@ -251,11 +228,28 @@ void AmdGpu::function_reset() {
     q->status.stopped = true;
     q->status.error = "deactivated by a function reset";
   }
+  for (auto& q : queues_) q->active = false;
+  for (auto& q : sdma_queues_) q->active = false;
   regs_.clear();
+  hqd_regs_.clear();
+  hqd_queue_.clear();
+  sdma_queue_[0] = sdma_queue_[1] = ~0u;
+  vm_ = {};
   fault_status_ = 0;
   fault_addr_page_ = 0;
   fault_text_.clear();
   bus_master_ = false;  // the command register reads 0 until the driver enables the function
+  // Straps the driver reads before IP discovery (emulation.md §2.2): VRAM size in MiB.
+  regs_[kConfigMemsize] = static_cast<uint32_t>(config_.vram_size >> 20);
+}
+
+size_t AmdGpu::compute_queue_count() const {
+  Guard guard(this);
+  return queues_.size();
+}
+size_t AmdGpu::copy_queue_count() const {
+  Guard guard(this);
+  return sdma_queues_.size();
 }
 
 void AmdGpu::record_dma_fault(uint64_t bus, bool write, const char* reason) {
@@ -265,6 +259,11 @@ void AmdGpu::record_dma_fault(uint64_t bus, bool write, const char* reason) {
 
 Result<DeviceBuffer> AmdGpu::alloc(uint64_t size, BufferPlacement placement) {
   Guard guard(this);
+  if (!config_.host_managed)
+    return make_error(Errc::kUnsupported,
+                      "%s is bare hardware (AmdGpuConfig::host_managed false): the driver "
+                      "allocates memory and creates queues through the PCI function",
+                      name().c_str());
   if (size == 0) return make_error(Errc::kInvalidArgument, "buffer size 0");
   uint64_t bytes = RG_TRY(checked_add(size, kPage - 1)) & ~(kPage - 1);
   auto page = std::make_unique<HostPage>();
@@ -314,6 +313,11 @@ Result<DeviceBuffer> AmdGpu::alloc(uint64_t size, BufferPlacement placement) {
 
 Result<DeviceBuffer> AmdGpu::map_external(uint8_t* cpu, uint64_t size) {
   Guard guard(this);
+  if (!config_.host_managed)
+    return make_error(Errc::kUnsupported,
+                      "%s is bare hardware (AmdGpuConfig::host_managed false): the driver "
+                      "allocates memory and creates queues through the PCI function",
+                      name().c_str());
   if (cpu == nullptr || reinterpret_cast<uintptr_t>(cpu) % kPage != 0 || size == 0 ||
       size % kPage != 0) {
     return make_error(Errc::kInvalidArgument,
@@ -352,6 +356,11 @@ Result<DeviceBuffer> AmdGpu::map_external(uint8_t* cpu, uint64_t size) {
 
 Status AmdGpu::free(const DeviceBuffer& buffer) {
   Guard guard(this);
+  if (!config_.host_managed)
+    return make_error(Errc::kUnsupported,
+                      "%s is bare hardware (AmdGpuConfig::host_managed false): the driver "
+                      "allocates memory and creates queues through the PCI function",
+                      name().c_str());
   auto it = buffers_.find(buffer.handle);
   if (it == buffers_.end()) {
     return make_error(Errc::kNotFound, "no buffer with handle %llu",
@@ -372,43 +381,56 @@ Status AmdGpu::free(const DeviceBuffer& buffer) {
 
 Result<ComputeQueueDesc> AmdGpu::create_compute_queue(uint64_t ring_bytes) {
   Guard guard(this);
+  if (!config_.host_managed)
+    return make_error(Errc::kUnsupported,
+                      "%s is bare hardware (AmdGpuConfig::host_managed false): the driver "
+                      "allocates memory and creates queues through the PCI function",
+                      name().c_str());
   if (ring_bytes < kPage || !is_pow2(ring_bytes) || ring_bytes > (1ull << 30)) {
     return make_error(Errc::kInvalidArgument,
                       "ring size 0x%llx: must be a power of two in [4 KiB, 1 GiB]",
                       static_cast<unsigned long long>(ring_bytes));
   }
-  auto q = std::make_unique<Queue>();
-  q->desc.ring = RG_TRY(alloc(ring_bytes, BufferPlacement::kHost));
-  q->ptrs = RG_TRY(alloc(kPage, BufferPlacement::kHost));
-  q->desc.rptr = reinterpret_cast<volatile uint64_t*>(q->ptrs.cpu);
-  q->desc.wptr = reinterpret_cast<volatile uint64_t*>(q->ptrs.cpu + 8);
-  q->desc.id = static_cast<uint32_t>(queues_.size());
-  q->desc.doorbell = 3 + q->desc.id;  // MEC ring doorbells start at index 3 (amd.md §8)
-  queues_.push_back(std::move(q));
-  return queues_.back()->desc;
+  const DeviceBuffer ring = RG_TRY(alloc(ring_bytes, BufferPlacement::kHost));
+  auto ptrs = alloc(kPage, BufferPlacement::kHost);
+  if (!ptrs) {
+    (void)free(ring);
+    return std::move(ptrs).take_error();
+  }
+  QueueProgram p;
+  p.ring = ring.va;
+  p.ring_bytes = ring_bytes;
+  p.rptr_report = ptrs->va;
+  p.doorbell = 3 + static_cast<uint32_t>(queues_.size());  // MEC doorbells from 3 (amd.md §8)
+  Queue& q = *queues_[start_compute_queue(std::move(p))];
+  q.desc.ring = ring;
+  q.ptrs = *ptrs;
+  q.desc.rptr = reinterpret_cast<volatile uint64_t*>(q.ptrs.cpu);
+  q.desc.wptr = reinterpret_cast<volatile uint64_t*>(q.ptrs.cpu + 8);
+  return q.desc;
 }
 
 void AmdGpu::ring_doorbell(uint32_t index, uint64_t value) {
   Guard guard(this);
   if (threaded_) {
     for (auto& q : queues_) {
-      if (q->desc.doorbell == index) q->doorbell_wptr = value;
+      if (q->active && q->desc.doorbell == index) q->doorbell_wptr = value;
     }
     for (auto& q : sdma_queues_) {
-      if (q->desc.doorbell == index) q->doorbell_wptr = value;
+      if (q->active && q->desc.doorbell == index) q->doorbell_wptr = value;
     }
     ++doorbell_seq_;
     cv_.notify_one();
     return;
   }
   for (auto& q : queues_) {
-    if (q->desc.doorbell == index) {
+    if (q->active && q->desc.doorbell == index) {
       q->doorbell_wptr = value;
       if (config_.process_on_doorbell) run_queue(*q);
     }
   }
   for (auto& q : sdma_queues_) {
-    if (q->desc.doorbell == index) {
+    if (q->active && q->desc.doorbell == index) {
       q->doorbell_wptr = value;
       if (config_.process_on_doorbell) run_sdma(*q);
     }
@@ -420,8 +442,10 @@ void AmdGpu::poll() {
     std::this_thread::yield();  // the device thread makes progress
     return;
   }
-  for (auto& q : queues_) run_queue(*q);
-  for (auto& q : sdma_queues_) run_sdma(*q);
+  for (auto& q : queues_)
+    if (q->active) run_queue(*q);
+  for (auto& q : sdma_queues_)
+    if (q->active) run_sdma(*q);
 }
 
 QueueStatus AmdGpu::queue_status(uint32_t queue_id) const {
@@ -485,14 +509,16 @@ void AmdGpu::record_fault(GpuVa va, uint32_t status) {
 }
 
 const char* AmdGpu::walk(GpuVa va, Leaf& leaf, uint32_t& status) {
-  const memory::PageTable& pt = mm_->page_table();
-  const memory::PteCodec& codec = pt.codec();
+  const memory::PteCodec& codec = *codec_;
   status = kFaultMapping;
-  if (va.raw() < pt.va_base().raw() || va.raw() - pt.va_base().raw() >= pt.va_size()) {
-    return "outside the VM context";
-  }
-  const uint64_t off = va.raw() - pt.va_base().raw();
-  VramAddr table = pt.root();
+  if (!vm_.enabled) return "with VM context 0 disabled (GCVM_CONTEXT0_CNTL.ENABLE_CONTEXT 0)";
+  if (!vm_.base_valid) return "with no valid page-table base (GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR)";
+  if (vm_.depth != codec.last_level() || vm_.block_size != 0)
+    return "with GCVM_CONTEXT0_CNTL's page-table depth or block size not matching the tables";
+  if (va.raw() < vm_.start || va.raw() > vm_.last) return "outside the VM context";
+  const uint64_t off = va.raw() - vm_.start;
+  if (vm_.root % kPage != 0 || vm_.root + kPage > vram_->size()) return "table outside VRAM";
+  VramAddr table(vm_.root);
   for (unsigned level = 0; level <= codec.last_level(); ++level) {
     const memory::LevelInfo& info = codec.levels()[level];
     const uint64_t idx = (off >> info.shift) & (info.entries - 1u);
@@ -625,7 +651,11 @@ void AmdGpu::run_queue(Queue& q) {
     }
     if (!step(q)) break;
   }
-  store_release(q.desc.rptr, q.rptr);
+  // The read pointer goes back to host memory by DMA, through the page tables.
+  if (Status st = write64(q.rptr_report, q.rptr); !st && !q.status.stopped) {
+    q.status.stopped = true;
+    q.status.error = "read-pointer writeback: " + st.error().message();
+  }
 }
 
 bool AmdGpu::step(Queue& q) {

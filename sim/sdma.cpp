@@ -15,6 +15,7 @@ namespace rawgpu::sim {
 namespace sd = autogen::amd::sdma_v6;
 using drivers::amd::BufferPlacement;
 using drivers::amd::CopyQueueDesc;
+using drivers::amd::DeviceBuffer;
 
 namespace {
 constexpr uint64_t kPage = 4096;
@@ -43,25 +44,33 @@ uint64_t addr64(std::span<const uint32_t> w, BitField lo, BitField hi) {
 
 Result<CopyQueueDesc> AmdGpu::create_copy_queue(uint64_t ring_bytes) {
   Guard guard(this);
+  if (!config_.host_managed)
+    return make_error(Errc::kUnsupported,
+                      "%s is bare hardware: the driver creates SDMA queues through the "
+                      "SDMAn_QUEUE0 registers",
+                      name().c_str());
   if (ring_bytes < kPage || !is_pow2(ring_bytes) || ring_bytes > (1ull << 30)) {
     return make_error(Errc::kInvalidArgument,
                       "SDMA ring size 0x%llx: must be a power of two in [4 KiB, 1 GiB]",
                       static_cast<unsigned long long>(ring_bytes));
   }
-  auto q = std::make_unique<SdmaQueue>();
-  q->desc.ring = RG_TRY(alloc(ring_bytes, BufferPlacement::kHost));
+  const DeviceBuffer ring = RG_TRY(alloc(ring_bytes, BufferPlacement::kHost));
   auto ptrs = alloc(kPage, BufferPlacement::kHost);
   if (!ptrs) {
-    (void)free(q->desc.ring);
+    (void)free(ring);
     return std::move(ptrs).take_error();
   }
-  q->ptrs = *ptrs;
-  q->desc.rptr = reinterpret_cast<volatile uint64_t*>(q->ptrs.cpu);
-  q->desc.wptr = reinterpret_cast<volatile uint64_t*>(q->ptrs.cpu + 8);
-  q->desc.id = static_cast<uint32_t>(sdma_queues_.size());
-  q->desc.doorbell = kSdmaDoorbellBase + kSdmaDoorbellStep * q->desc.id;
-  sdma_queues_.push_back(std::move(q));
-  return sdma_queues_.back()->desc;
+  QueueProgram p;
+  p.ring = ring.va;
+  p.ring_bytes = ring_bytes;
+  p.rptr_report = ptrs->va;
+  p.doorbell = kSdmaDoorbellBase + kSdmaDoorbellStep * static_cast<uint32_t>(sdma_queues_.size());
+  SdmaQueue& q = *sdma_queues_[start_copy_queue(std::move(p))];
+  q.desc.ring = ring;
+  q.ptrs = *ptrs;
+  q.desc.rptr = reinterpret_cast<volatile uint64_t*>(q.ptrs.cpu);
+  q.desc.wptr = reinterpret_cast<volatile uint64_t*>(q.ptrs.cpu + 8);
+  return q.desc;
 }
 
 QueueStatus AmdGpu::copy_queue_status(uint32_t queue_id) const {
@@ -103,7 +112,10 @@ void AmdGpu::run_sdma(SdmaQueue& q) {
     }
     if (!step_sdma(q)) break;
   }
-  store_release(q.desc.rptr, q.rptr);
+  if (Status st = write64(q.rptr_report, q.rptr); !st && !q.status.stopped) {
+    q.status.stopped = true;
+    q.status.error = "read-pointer writeback: " + st.error().message();
+  }
 }
 
 bool AmdGpu::step_sdma(SdmaQueue& q) {

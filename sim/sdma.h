@@ -1,8 +1,10 @@
-// Internal to sim/: the SDMA queue state of AmdGpu (shared by amd_gpu.cpp and sdma.cpp).
+// Internal to sim/: the queue state of AmdGpu (shared by amd_gpu.cpp, sdma.cpp and
+// amd_regs.cpp).
 #pragma once
 
 #include <optional>
 
+#include "rawgpu/autogen/amd/pm4_nvd.h"
 #include "rawgpu/sim/amd_gpu.h"
 
 namespace rawgpu::sim {
@@ -23,9 +25,36 @@ inline std::optional<bool> wait_compare(uint32_t fn, uint32_t val, uint32_t ref)
   }
 }
 
+constexpr uint32_t kShWindow =
+    autogen::amd::pm4_nvd::PACKET3_SET_SH_REG_END - autogen::amd::pm4_nvd::PACKET3_SET_SH_REG_START;
+constexpr uint32_t kUconfigWindow = autogen::amd::pm4_nvd::PACKET3_SET_UCONFIG_REG_END -
+                                    autogen::amd::pm4_nvd::PACKET3_SET_UCONFIG_REG_START;
+
+// A compute queue. desc.ring.va/size, desc.doorbell and desc.id are what the engine uses;
+// desc's host pointers and `ptrs` exist only for queues made by the host-managed path.
+struct AmdGpu::Queue {
+  drivers::amd::ComputeQueueDesc desc;
+  drivers::amd::DeviceBuffer ptrs;
+  GpuVa rptr_report;   // the engine writes its read pointer here (CP_HQD_PQ_RPTR_REPORT_ADDR)
+  bool active = true;  // false once dequeued (CP_HQD_ACTIVE 0): doorbells are ignored
+  uint64_t rptr = 0;
+  uint64_t doorbell_wptr = 0;
+  struct Frame {
+    GpuVa base;
+    uint32_t pos = 0;
+    uint32_t size = 0;
+  };
+  std::vector<Frame> ibs;
+  std::array<uint32_t, kShWindow> sh{};
+  std::array<uint32_t, kUconfigWindow> uconfig{};
+  QueueStatus status;
+};
+
 struct AmdGpu::SdmaQueue {
   drivers::amd::CopyQueueDesc desc;
   drivers::amd::DeviceBuffer ptrs;
+  GpuVa rptr_report;  // SDMAn_QUEUE0_RB_RPTR_ADDR
+  bool active = true;
   uint64_t rptr = 0;  // bytes
   uint64_t doorbell_wptr = 0;
   // The INDIRECT buffer being executed (SDMA has one IB level).

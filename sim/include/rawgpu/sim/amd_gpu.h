@@ -82,6 +82,12 @@ struct AmdGpuConfig {
   // the environment variable RAWGPU_SIM_THREAD=1 (so a whole test suite can run in this mode).
   bool device_thread = sim_thread_from_env();
   static bool sim_thread_from_env();
+  // true: the simulator manages its own memory and queues (its own MemoryManager in its VRAM,
+  // VM context 0 programmed at creation, alloc/create_*_queue above the hardware: the
+  // high-level drivers::amd::AmdDevice interface). false: bare hardware behind AmdPciFunction:
+  // a driver programs VM context 0, compute HQDs and SDMA queues through the registers
+  // (drivers::amd::PciAmdDevice), and those calls return kUnsupported.
+  bool host_managed = true;
 };
 
 // Simulated device names: "sim:gfx1100" and "sim:gfx1201". Anything else is kInvalidArgument
@@ -131,7 +137,11 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   QueueStatus queue_status(uint32_t queue_id) const;
   // rptr counts bytes for copy queues.
   QueueStatus copy_queue_status(uint32_t queue_id) const;
-  memory::MemoryManager& memory_manager() { return *mm_; }
+  // The host-managed path's memory manager (RG_CHECKs host_managed).
+  memory::MemoryManager& memory_manager() {
+    RG_CHECK(mm_ != nullptr, "%s: no host-managed memory manager", name().c_str());
+    return *mm_;
+  }
 
   // GPU-side memory access through the simulated MMU. kHardware on a VM fault (which is also
   // recorded in the fault registers).
@@ -179,12 +189,50 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   // Function-level reset: queues deactivated, registers and fault state cleared, the clock
   // kept (VRAM contents and the IOVA map survive, as they do across an FLR under VFIO).
   void function_reset();
+  // Queues activated so far (compute: by HQD or the host-managed path, in activation order:
+  // the id queue_status takes).
+  size_t compute_queue_count() const;
+  size_t copy_queue_count() const;
 
  private:
   struct Queue;
   struct SdmaQueue;
   struct HostPage;
+  // What starts a queue: from HQD / SDMA queue registers, or from the host-managed path.
+  struct QueueProgram {
+    GpuVa ring;
+    uint64_t ring_bytes = 0;
+    GpuVa rptr_report;  // where the engine writes its read pointer
+    uint32_t doorbell = 0;
+    std::string error;  // a programming error: the queue starts stopped with it
+  };
+  // VM context 0 as its registers hold it (GCVM_CONTEXT0_*), decoded on each write.
+  struct VmContext {
+    bool enabled = false;
+    bool base_valid = false;
+    uint64_t root = 0;   // page-directory base (VRAM offset: the FB base is 0)
+    uint64_t start = 0;  // first VA (bytes)
+    uint64_t last = 0;   // last VA (bytes, inclusive)
+    unsigned depth = 0, block_size = 0;
+  };
   AmdGpu() = default;
+  // Register side effects (amd_regs.cpp).
+  // Templates over the GC register table (gc_11_0_0 / gc_12_0_0), defined in amd_regs.cpp.
+  template <class GC>
+  void on_register_write(uint32_t reg, uint32_t value);
+  template <class GC>
+  void program_vm_context_as(uint64_t root, GpuVa start, uint64_t size);
+  template <class GC>
+  void activate_hqd(uint32_t selection);
+  template <class GC>
+  void sdma_rb_cntl(unsigned engine, uint32_t value);
+  void program_vm_context(uint64_t root, GpuVa start, uint64_t size);
+  uint32_t hqd_selection() const;  // GRBM_GFX_CNTL's me/pipe/queue
+  uint32_t start_compute_queue(QueueProgram p);
+  uint32_t start_copy_queue(QueueProgram p);
+  uint32_t reg_or_zero(uint32_t reg) const;
+  // RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE (NBIO segment 2 + 0xC3 = 0xDE3): VRAM in MiB.
+  static constexpr uint32_t kConfigMemsize = 0xD20 + 0xC3;
   void thread_main();
   // Locks mu_ when the device thread runs (no cost in the deterministic mode).
   class Guard {
@@ -236,6 +284,12 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   std::vector<std::unique_ptr<Queue>> queues_;
   std::vector<std::unique_ptr<SdmaQueue>> sdma_queues_;
   std::map<uint32_t, uint32_t> regs_;
+  // CP_HQD_* / CP_MQD_* registers, banked by GRBM_GFX_CNTL's me/pipe/queue selection.
+  std::map<uint64_t, uint32_t> hqd_regs_;
+  std::map<uint32_t, uint32_t> hqd_queue_;  // selection -> index in queues_
+  uint32_t sdma_queue_[2] = {~0u, ~0u};     // engine -> index in sdma_queues_
+  VmContext vm_;
+  std::unique_ptr<memory::PteCodec> codec_;
   // Device thread (config.device_thread).
   bool threaded_ = false;
   mutable std::recursive_mutex mu_;
