@@ -462,22 +462,27 @@ drivers::amd::FaultState AmdGpu::fault_state() const {
   f.faulted = fault_status_ != 0;
   f.address = GpuVa(fault_addr_page_ << 12);
   f.status = fault_status_;
+  const std::string queues = queue_errors();
+  f.queue_error = !queues.empty();
+  f.description = f.faulted ? fault_text_ : std::string();
+  if (!queues.empty()) f.description += (f.description.empty() ? "" : "; ") + queues;
+  return f;
+}
+
+std::string AmdGpu::queue_errors() const {
+  Guard guard(this);
   std::string text;
-  if (f.faulted) text = fault_text_;
   for (const auto& q : queues_) {
     if (!q->status.stopped) continue;
-    f.queue_error = true;
     if (!text.empty()) text += "; ";
     text += strformat("queue %u stopped: %s", q->desc.id, q->status.error.c_str());
   }
   for (const auto& q : sdma_queues_) {
     if (!q->status.stopped) continue;
-    f.queue_error = true;
     if (!text.empty()) text += "; ";
     text += strformat("copy queue %u stopped: %s", q->desc.id, q->status.error.c_str());
   }
-  f.description = text;
-  return f;
+  return text;
 }
 
 void AmdGpu::clear_fault() {

@@ -1,12 +1,15 @@
 // Host<->device and device<->device copies through the SDMA engine of the simulator, with the
-// data verified byte for byte at many sizes and alignments.
+// data verified byte for byte at many sizes and alignments — on the simulator's host-managed
+// interface and through the PCI seam (drivers::amd::PciAmdDevice over sim::AmdPciFunction:
+// SDMA queue registers, doorbells in BAR2, page tables through BAR0, DMA memory).
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
 
+#include "rawgpu/drivers/amd/pci_device.h"
 #include "rawgpu/queues/amd_copy.h"
-#include "rawgpu/sim/amd_gpu.h"
+#include "rawgpu/sim/amd_pci.h"
 
 namespace rawgpu::queues::amd {
 namespace {
@@ -25,21 +28,40 @@ std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
   return v;
 }
 
-class CopyTest : public ::testing::Test {
+// Parameter: true = through the PCI seam.
+class CopyTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
-    gpu_ = std::move(sim::AmdGpu::create().value());
+    if (GetParam()) {
+      sim::AmdPciConfig c;
+      c.gpu.host_managed = false;
+      fn_ = std::move(sim::AmdPciFunction::create(c).value());
+      hw_ = &fn_->gpu();
+      drivers::amd::PciAmdOptions o;
+      o.diagnostics = [hw = hw_] { return hw->queue_errors(); };  // as the runtime does
+      auto d = drivers::amd::PciAmdDevice::open(*fn_, o);
+      ASSERT_TRUE(d.ok()) << d.error().to_string();
+      dev_ = std::move(*d);
+    } else {
+      dev_ = std::move(sim::AmdGpu::create().value());
+      hw_ = static_cast<sim::AmdGpu*>(dev_.get());
+    }
+    gpu_ = dev_.get();
     pool_ = std::make_unique<SignalPool>(*gpu_);
   }
   void TearDown() override {
     copier_.reset();
     pool_.reset();
+    dev_.reset();
   }
   Copier& copier(CopierConfig c) {
     copier_ = std::move(Copier::create(*gpu_, *pool_, c).value());
     return *copier_;
   }
-  std::unique_ptr<sim::AmdGpu> gpu_;
+  std::unique_ptr<sim::AmdPciFunction> fn_;
+  std::unique_ptr<drivers::amd::AmdDevice> dev_;
+  drivers::amd::AmdDevice* gpu_ = nullptr;  // the driver side
+  sim::AmdGpu* hw_ = nullptr;               // the simulated hardware
   std::unique_ptr<SignalPool> pool_;
   std::unique_ptr<Copier> copier_;
 };
@@ -55,7 +77,7 @@ CopierConfig small() {
   return c;
 }
 
-TEST_F(CopyTest, RoundTripsAtManySizesAndAlignments) {
+TEST_P(CopyTest, RoundTripsAtManySizesAndAlignments) {
   Copier& cp = copier(small());
   auto vram = gpu_->alloc(96 * 1024, BufferPlacement::kVram).value();
   const uint64_t sizes[] = {1,    2,    3,    4,    5,    7,    63,   64,   65,         2999,
@@ -76,7 +98,7 @@ TEST_F(CopyTest, RoundTripsAtManySizesAndAlignments) {
   }
 }
 
-TEST_F(CopyTest, CopyInLeavesNeighbouringBytesAlone) {
+TEST_P(CopyTest, CopyInLeavesNeighbouringBytesAlone) {
   Copier& cp = copier(small());
   auto vram = gpu_->alloc(32 * 1024, BufferPlacement::kVram).value();
   const auto base = pattern(20000, 77);
@@ -90,11 +112,11 @@ TEST_F(CopyTest, CopyInLeavesNeighbouringBytesAlone) {
   EXPECT_EQ(out, want);
 }
 
-TEST_F(CopyTest, CopyOutSeesDataTheGpuWrote) {
+TEST_P(CopyTest, CopyOutSeesDataTheGpuWrote) {
   // Written through the simulated MMU directly, not through copy_in.
   Copier& cp = copier(small());
   auto vram = gpu_->alloc(32 * 1024, BufferPlacement::kVram).value();
-  for (uint32_t i = 0; i < 5000; ++i) ASSERT_TRUE(gpu_->write32(vram.va + 4 * i, i * 3 + 1));
+  for (uint32_t i = 0; i < 5000; ++i) ASSERT_TRUE(hw_->write32(vram.va + 4 * i, i * 3 + 1));
   std::vector<uint8_t> out(19999);
   ASSERT_TRUE(cp.copy_out(out, vram.va + 1));
   for (uint32_t i = 0; i < 19999; ++i) {
@@ -104,7 +126,7 @@ TEST_F(CopyTest, CopyOutSeesDataTheGpuWrote) {
   }
 }
 
-TEST_F(CopyTest, DeviceToDevice) {
+TEST_P(CopyTest, DeviceToDevice) {
   Copier& cp = copier(small());
   auto a = gpu_->alloc(64 * 1024, BufferPlacement::kVram).value();
   auto b = gpu_->alloc(64 * 1024, BufferPlacement::kVram).value();
@@ -119,7 +141,7 @@ TEST_F(CopyTest, DeviceToDevice) {
   EXPECT_TRUE(cp.copy(b.va, a.va, 0));
 }
 
-TEST_F(CopyTest, LargeCopyWithDefaultPackets) {
+TEST_P(CopyTest, LargeCopyWithDefaultPackets) {
   CopierConfig c;
   c.staging_bytes = 1 << 20;
   Copier& cp = copier(c);
@@ -132,7 +154,7 @@ TEST_F(CopyTest, LargeCopyWithDefaultPackets) {
   EXPECT_GE(cp.last_value(), 8u);  // 4 staging chunks each way
 }
 
-TEST_F(CopyTest, FaultingCopyReportsAndDoesNotHang) {
+TEST_P(CopyTest, FaultingCopyReportsAndDoesNotHang) {
   CopierConfig c = small();
   // Real time: with the device thread the fault lands asynchronously.
   c.wait.timeout = std::chrono::milliseconds(300);
@@ -145,7 +167,7 @@ TEST_F(CopyTest, FaultingCopyReportsAndDoesNotHang) {
       << st.error().to_string();
 }
 
-TEST_F(CopyTest, BadConfigIsRejected) {
+TEST_P(CopyTest, BadConfigIsRejected) {
   CopierConfig c;
   c.staging_count = 0;
   EXPECT_EQ(Copier::create(*gpu_, *pool_, c).error().code(), Errc::kInvalidArgument);
@@ -153,6 +175,11 @@ TEST_F(CopyTest, BadConfigIsRejected) {
   c.max_packet = (1ull << 30) + 1;
   EXPECT_EQ(Copier::create(*gpu_, *pool_, c).error().code(), Errc::kInvalidArgument);
 }
+
+INSTANTIATE_TEST_SUITE_P(Seams, CopyTest, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& i) {
+                           return std::string(i.param ? "PciFunction" : "HostManaged");
+                         });
 
 }  // namespace
 }  // namespace rawgpu::queues::amd

@@ -125,6 +125,10 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   void ring_doorbell(uint32_t index, uint64_t value) override;
   void poll() override;
   drivers::amd::FaultState fault_state() const override;
+  // The decoded reasons queues stopped ("queue 0 stopped: ..."), or empty: what a driver over
+  // the PCI function learns from the interrupt ring on hardware (drivers::amd::PciAmdOptions::
+  // diagnostics) until the IH model exists.
+  std::string queue_errors() const;
   // Unlatches the VM fault registers (the next refused access latches again). The RDNA
   // emulator uses it to latch the lowest workgroup's fault after a multi-threaded dispatch.
   void clear_fault();
@@ -186,6 +190,9 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   // PCI command register's Bus Master Enable: off, every device access to host memory is a
   // DMA fault. A device created on its own (not behind AmdPciFunction) starts with it on.
   void set_bus_master(bool on);
+  // RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE (NBIO segment 2 + 0xC3 = 0xDE3): VRAM in MiB, set at
+  // power-on and after a reset (a driver reads it before discovery).
+  static constexpr uint32_t kConfigMemsize = 0xD20 + 0xC3;
   // Function-level reset: queues deactivated, registers and fault state cleared, the clock
   // kept (VRAM contents and the IOVA map survive, as they do across an FLR under VFIO).
   void function_reset();
@@ -231,8 +238,6 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   uint32_t start_compute_queue(QueueProgram p);
   uint32_t start_copy_queue(QueueProgram p);
   uint32_t reg_or_zero(uint32_t reg) const;
-  // RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE (NBIO segment 2 + 0xC3 = 0xDE3): VRAM in MiB.
-  static constexpr uint32_t kConfigMemsize = 0xD20 + 0xC3;
   void thread_main();
   // Locks mu_ when the device thread runs (no cost in the deterministic mode).
   class Guard {

@@ -1,0 +1,408 @@
+#include "rawgpu/drivers/amd/pci_device.h"
+
+#include <bit>
+#include <cstring>
+#include <type_traits>
+
+#include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
+#include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
+#include "rawgpu/autogen/amd/regs/nbio_4_3_0.h"
+#include "rawgpu/autogen/amd/v11_structs.h"
+#include "rawgpu/autogen/amd/v12_structs.h"
+#include "rawgpu/base/bits.h"
+#include "rawgpu/base/format.h"
+#include "rawgpu/base/log.h"
+#include "rawgpu/drivers/pci/device_info.h"
+
+namespace rawgpu::drivers::amd {
+namespace {
+
+using gc11 = autogen::amd::gc_11_0_0;
+using gc12 = autogen::amd::gc_12_0_0;
+constexpr uint64_t kPage = 4096;
+// GC and NBIO segment bases of the pre-booted profiles (IP discovery of Navi31/Navi48; the AM
+// boot reads them from the discovery table instead).
+constexpr uint32_t kGcBase[] = {0x1260, 0xA000, 0x1C000, 0x2402C00};
+constexpr uint32_t kNbioBase[] = {0x0, 0x14, 0xD20, 0x10400, 0x241B000, 0x4040000};
+template <class R>
+constexpr uint32_t gc(unsigned = 0) {
+  return kGcBase[R::kInfo.base_idx] + R::kInfo.offset;
+}
+template <class R0, class R1>
+constexpr uint32_t sdma(unsigned engine) {
+  return engine == 0 ? gc<R0>() : gc<R1>();
+}
+using Memsize = autogen::amd::nbio_4_3_0::RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE;  // same in nbif 6.3.1
+constexpr uint32_t kMemsizeReg = kNbioBase[Memsize::kInfo.base_idx] + Memsize::kInfo.offset;
+// The VM context the driver gives its address space: 16 TiB from 64 GiB.
+constexpr uint64_t kVaBase = 0x1000000000ull;
+constexpr uint64_t kVaSize = 1ull << 44;
+// Doorbell indices (64-bit doorbells, amd.md §8): MEC rings from 3, SDMA engines 0x100 + 0xA·n.
+constexpr uint32_t kMecDoorbell = 3;
+constexpr uint32_t kSdmaDoorbell = 0x100, kSdmaDoorbellStep = 0xA;
+constexpr uint32_t kMaxComputeQueues = 32;  // pipes 0..3 x queues 0..7 of ME 1
+
+uint32_t gc_version_of_target(std::string_view t) {
+  if (t == "gfx1100") return 110000;
+  if (t == "gfx1201") return 120001;
+  return 0;
+}
+
+}  // namespace
+
+PciAmdDevice::PciAmdDevice(pci::PciDevice& dev, PciAmdOptions options)
+    : dev_(dev), options_(std::move(options)) {}
+
+PciAmdDevice::~PciAmdDevice() {
+  // Queues first (dequeue), then their memory and every buffer still allocated.
+  if (regs_ != nullptr) {
+    for (uint32_t slot = 0; slot < compute_queues_; ++slot) {
+      using G = gc11::GRBM_GFX_CNTL;  // the same register and fields in gc_12_0_0
+      wreg(gc<G>(), G::encode(G::MEID(1) | G::PIPEID(slot / 8) | G::QUEUEID(slot % 8)));
+      wreg(gc<gc11::CP_HQD_ACTIVE>(), 0);
+    }
+    wreg(gc<gc11::GRBM_GFX_CNTL>(), 0);
+    for (unsigned e = 0; e < copy_queues_; ++e) {
+      if (gc_version_ >= 120000)
+        wreg(sdma<gc12::SDMA0_QUEUE0_RB_CNTL, gc12::SDMA1_QUEUE0_RB_CNTL>(e), 0);
+      else
+        wreg(sdma<gc11::SDMA0_QUEUE0_RB_CNTL, gc11::SDMA1_QUEUE0_RB_CNTL>(e), 0);
+    }
+  }
+  for (auto& [h, a] : allocations_) (void)free_allocation(a);
+}
+
+Result<std::unique_ptr<PciAmdDevice>> PciAmdDevice::open(pci::PciDevice& dev,
+                                                         const PciAmdOptions& options) {
+  std::unique_ptr<PciAmdDevice> d(new PciAmdDevice(dev, options));
+  RG_TRY_CTX(d->init(), "%s: opening the pre-booted AMD GPU", dev.name().c_str());
+  return d;
+}
+
+Status PciAmdDevice::init() {
+  name_ = options_.name.empty() ? dev_.name() : options_.name;
+  const uint32_t vendor = RG_TRY(dev_.cfg_read(0x00, 2));
+  const uint32_t device = RG_TRY(dev_.cfg_read(0x02, 2));
+  gc_version_ = options_.gc_version;
+  if (gc_version_ == 0) {
+    const pci::KnownGpu* k =
+        pci::find_known_gpu(static_cast<uint16_t>(vendor), static_cast<uint16_t>(device));
+    if (k != nullptr) gc_version_ = gc_version_of_target(k->target);
+    if (gc_version_ == 0)
+      return make_error(Errc::kUnsupported,
+                        "PCI %04x:%04x (%s) has no pre-booted profile: this path drives "
+                        "gfx1100 and gfx1201; other GPUs are identified by IP discovery (the AM "
+                        "boot, issue 17)",
+                        vendor, device, k != nullptr ? k->target : "unknown GPU");
+  }
+  if (gc_version_ != 110000 && gc_version_ != 120001)
+    return make_error(Errc::kUnsupported, "GC version %u: use 110000 or 120001", gc_version_);
+
+  // Memory decode and bus mastering (the command register's bits 1 and 2).
+  const uint32_t cmd = RG_TRY(dev_.cfg_read(0x04, 2));
+  if ((cmd & 0x6) != 0x6) RG_TRY(dev_.cfg_write(0x04, 2, cmd | 0x6));
+  regs_ = RG_TRY(dev_.map_bar(5));
+  const uint32_t mib = rreg(kMemsizeReg);
+  if (pci::reads_all_ones(mib)) return pci::fell_off_bus(name_, "RCC_CONFIG_MEMSIZE");
+  if (mib == 0)
+    return make_error(Errc::kHardware,
+                      "RCC_CONFIG_MEMSIZE reads 0: the GPU's firmware has not sized VRAM (the "
+                      "GPU is not booted)");
+  vram_size_ = uint64_t{mib} << 20;
+  // All of VRAM through BAR0: page tables and VRAM buffers are written through it.
+  pci::BarInfo b0 = RG_TRY(dev_.bar(0));
+  if (b0.size < vram_size_) {
+    const uint64_t want = RG_TRY(next_pow2(vram_size_));
+    if (Status st = dev_.resize_bar(0, want); !st) {
+      return make_error(Errc::kUnsupported,
+                        "BAR0 is %s but VRAM is %s, and resizing BAR0 to %s failed (%s): this "
+                        "path needs all of VRAM in BAR0 (enable Resizable BAR / Above 4G "
+                        "decoding in the firmware; `rawgpu doctor` checks it)",
+                        format_bytes(b0.size).c_str(), format_bytes(vram_size_).c_str(),
+                        format_bytes(want).c_str(), st.error().message().c_str());
+    }
+    b0 = RG_TRY(dev_.bar(0));
+  }
+  vram_bar_ = RG_TRY(dev_.map_bar(0));
+  uint8_t* vram = vram_bar_->size() >= vram_size_ ? vram_bar_->direct(0, vram_size_) : nullptr;
+  if (vram == nullptr)
+    return make_error(Errc::kUnsupported, "BAR0 gives no direct mapping of the %s of VRAM",
+                      format_bytes(vram_size_).c_str());
+  doorbells_ = RG_TRY(dev_.map_bar(2));
+
+  vram_ = std::make_unique<memory::MappedVram>(CpuAddr::from(vram), vram_size_);
+  va_ = std::make_unique<memory::AddressAllocator<GpuVa>>(
+      RG_TRY(memory::AddressAllocator<GpuVa>::create(GpuVa(kVaBase), kVaSize, kPage)));
+  memory::MemoryManagerConfig mc;
+  mc.format = gc_version_ >= 120000 ? memory::PageTableFormat::kAmdGfx12
+                                    : memory::PageTableFormat::kAmdGfx10;
+  mc.vram_size = vram_size_;
+  mc.boot_size = 4ull << 20;
+  mc.va_base = GpuVa(kVaBase);
+  mm_ = RG_TRY(memory::MemoryManager::create(mc, *vram_, *va_));
+  mm_->finish_boot();
+  const uint64_t root = mm_->page_table().root().raw();
+  if (gc_version_ >= 120000)
+    program_vm<gc12>(root, GpuVa(kVaBase), kVaSize);
+  else
+    program_vm<gc11>(root, GpuVa(kVaBase), kVaSize);
+  RG_LOG("amd", 1, "%s: pre-booted gfx%u, %s VRAM through a %s BAR0, page tables at %s",
+         name_.c_str(), gc_version_ / 10000 * 100 + gc_version_ % 100,
+         format_bytes(vram_size_).c_str(), format_bytes(b0.size).c_str(), hex(root).c_str());
+  return {};
+}
+
+template <class GC>
+void PciAmdDevice::program_vm(uint64_t root, GpuVa start, uint64_t size) {
+  using Cntl = typename GC::GCVM_CONTEXT0_CNTL;
+  const uint64_t first = start.raw() >> 12, last = (start.raw() + size - 1) >> 12;
+  // Disabled while the base and range change; enabled last.
+  wreg(gc<Cntl>(), 0);
+  wreg(gc<typename GC::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32>(),
+       static_cast<uint32_t>(root) | 1u);  // PDE valid
+  wreg(gc<typename GC::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32>(),
+       static_cast<uint32_t>(root >> 32));
+  wreg(gc<typename GC::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32>(), static_cast<uint32_t>(first));
+  wreg(gc<typename GC::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32>(),
+       static_cast<uint32_t>(first >> 32));
+  wreg(gc<typename GC::GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32>(), static_cast<uint32_t>(last));
+  wreg(gc<typename GC::GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32>(),
+       static_cast<uint32_t>(last >> 32));
+  wreg(gc<Cntl>(), Cntl::encode(Cntl::ENABLE_CONTEXT(1) |
+                                Cntl::PAGE_TABLE_DEPTH(mm_->page_table().codec().last_level()) |
+                                Cntl::PAGE_TABLE_BLOCK_SIZE(0)));
+}
+
+Result<DeviceBuffer> PciAmdDevice::alloc(uint64_t size, BufferPlacement placement) {
+  if (size == 0) return make_error(Errc::kInvalidArgument, "%s: buffer of 0 bytes", name_.c_str());
+  const uint64_t bytes = RG_TRY(checked_add(size, kPage - 1)) & ~(kPage - 1);
+  Allocation a;
+  a.size = bytes;
+  DeviceBuffer b;
+  if (placement == BufferPlacement::kVram) {
+    a.vram = RG_TRY(mm_->valloc(bytes));
+    a.va = a.vram->va;
+  } else {
+    a.dma = RG_TRY(dev_.alloc_dma(bytes));
+    auto va = va_->alloc(bytes, kPage);
+    if (!va) {
+      (void)dev_.free_dma(*a.dma);
+      return std::move(va).take_error();
+    }
+    a.va = *va;
+    // The bus pages as runs of contiguous addresses (one run under an IOMMU).
+    std::vector<AddrRange<BusAddr>> runs;
+    for (uint64_t bus : a.dma->bus_pages) {
+      if (!runs.empty() && runs.back().base.raw() + runs.back().size == bus)
+        runs.back().size += kPage;
+      else
+        runs.push_back({BusAddr(bus), kPage});
+    }
+    memory::PageAttrs attrs;
+    attrs.aperture = memory::Aperture::kSystem;
+    attrs.snooped = true;
+    if (Status st = mm_->map_range(a.va, runs, attrs); !st) {
+      (void)va_->free(a.va);
+      (void)dev_.free_dma(*a.dma);
+      return std::move(st).take_error();
+    }
+    b.cpu = a.dma->host;
+  }
+  b.va = a.va;
+  b.size = bytes;
+  b.placement = placement;
+  b.handle = next_handle_++;
+  allocations_.emplace(b.handle, std::move(a));
+  return b;
+}
+
+Status PciAmdDevice::free_allocation(Allocation& a) {
+  if (a.vram) return mm_->vfree(*a.vram);
+  RG_TRY(mm_->unmap_range(a.va, a.size));
+  RG_TRY(va_->free(a.va));
+  return dev_.free_dma(*a.dma);
+}
+
+Status PciAmdDevice::free(const DeviceBuffer& buffer) {
+  auto it = allocations_.find(buffer.handle);
+  if (it == allocations_.end())
+    return make_error(Errc::kNotFound, "%s: no buffer with handle %llu", name_.c_str(),
+                      static_cast<unsigned long long>(buffer.handle));
+  RG_TRY(free_allocation(it->second));
+  allocations_.erase(it);
+  return {};
+}
+
+template <class GC, class Mqd>
+Status PciAmdDevice::program_hqd(uint32_t slot, const DeviceBuffer& ring, const DeviceBuffer& ptrs,
+                                 const DeviceBuffer& mqd_buf, uint32_t doorbell) {
+  using Ctl = typename GC::CP_HQD_PQ_CONTROL;
+  using Db = typename GC::CP_HQD_PQ_DOORBELL_CONTROL;
+  using Sel = typename GC::GRBM_GFX_CNTL;
+  const uint64_t base = ring.va.raw() >> 8;
+  const GpuVa rptr = ptrs.va, wptr = ptrs.va + 8;
+  const unsigned order = static_cast<unsigned>(std::countr_zero(ring.size / 4));  // dwords
+  // The MQD: what the CP saves and restores the queue from (and what KIQ/MES would map).
+  Mqd m{};
+  m.cp_mqd_base_addr_lo = static_cast<uint32_t>(mqd_buf.va.raw());
+  m.cp_mqd_base_addr_hi = static_cast<uint32_t>(mqd_buf.va.raw() >> 32);
+  m.cp_hqd_pq_base_lo = static_cast<uint32_t>(base);
+  m.cp_hqd_pq_base_hi = static_cast<uint32_t>(base >> 32);
+  m.cp_hqd_pq_control = Ctl::encode(Ctl::QUEUE_SIZE(order - 1));
+  m.cp_hqd_pq_rptr_report_addr_lo = static_cast<uint32_t>(rptr.raw());
+  m.cp_hqd_pq_rptr_report_addr_hi = static_cast<uint32_t>(rptr.raw() >> 32);
+  m.cp_hqd_pq_wptr_poll_addr_lo = static_cast<uint32_t>(wptr.raw());
+  m.cp_hqd_pq_wptr_poll_addr_hi = static_cast<uint32_t>(wptr.raw() >> 32);
+  m.cp_hqd_pq_doorbell_control = Db::encode(Db::DOORBELL_OFFSET(doorbell * 2) | Db::DOORBELL_EN(1));
+  m.cp_hqd_active = 1;
+  std::memcpy(mqd_buf.cpu, &m, sizeof(m));
+  // The HQD registers from the MQD, through BAR5, with the queue selected.
+  wreg(gc<Sel>(), Sel::encode(Sel::MEID(1) | Sel::PIPEID(slot / 8) | Sel::QUEUEID(slot % 8)));
+  wreg(gc<typename GC::CP_HQD_ACTIVE>(), 0);
+  wreg(gc<typename GC::CP_MQD_BASE_ADDR>(), m.cp_mqd_base_addr_lo);
+  wreg(gc<typename GC::CP_MQD_BASE_ADDR_HI>(), m.cp_mqd_base_addr_hi);
+  wreg(gc<typename GC::CP_HQD_PQ_BASE>(), m.cp_hqd_pq_base_lo);
+  wreg(gc<typename GC::CP_HQD_PQ_BASE_HI>(), m.cp_hqd_pq_base_hi);
+  wreg(gc<typename GC::CP_HQD_PQ_RPTR_REPORT_ADDR>(), m.cp_hqd_pq_rptr_report_addr_lo);
+  wreg(gc<typename GC::CP_HQD_PQ_RPTR_REPORT_ADDR_HI>(), m.cp_hqd_pq_rptr_report_addr_hi);
+  wreg(gc<typename GC::CP_HQD_PQ_WPTR_POLL_ADDR>(), m.cp_hqd_pq_wptr_poll_addr_lo);
+  wreg(gc<typename GC::CP_HQD_PQ_WPTR_POLL_ADDR_HI>(), m.cp_hqd_pq_wptr_poll_addr_hi);
+  wreg(gc<Db>(), m.cp_hqd_pq_doorbell_control);
+  wreg(gc<Ctl>(), m.cp_hqd_pq_control);
+  wreg(gc<typename GC::CP_HQD_ACTIVE>(), GC::CP_HQD_ACTIVE::encode(GC::CP_HQD_ACTIVE::ACTIVE(1)));
+  wreg(gc<Sel>(), 0);
+  return {};
+}
+
+Result<ComputeQueueDesc> PciAmdDevice::create_compute_queue(uint64_t ring_bytes) {
+  if (ring_bytes < kPage || !is_pow2(ring_bytes) || ring_bytes > (1ull << 30))
+    return make_error(Errc::kInvalidArgument,
+                      "%s: ring size 0x%llx: must be a power of two in [4 KiB, 1 GiB]",
+                      name_.c_str(), static_cast<unsigned long long>(ring_bytes));
+  if (compute_queues_ >= kMaxComputeQueues)
+    return make_error(Errc::kBusy, "%s: all %u compute HQDs of ME 1 are in use", name_.c_str(),
+                      kMaxComputeQueues);
+  const DeviceBuffer ring = RG_TRY(alloc(ring_bytes, BufferPlacement::kHost));
+  const DeviceBuffer ptrs = RG_TRY(alloc(kPage, BufferPlacement::kHost));
+  const DeviceBuffer mqd = RG_TRY(alloc(kPage, BufferPlacement::kHost));
+  queue_memory_.insert(queue_memory_.end(), {ring, ptrs, mqd});
+  const uint32_t slot = compute_queues_++;
+  const uint32_t doorbell = kMecDoorbell + slot;
+  if (gc_version_ >= 120000)
+    RG_TRY((program_hqd<gc12, autogen::amd::mqd_v12::v12_compute_mqd>(slot, ring, ptrs, mqd,
+                                                                      doorbell)));
+  else
+    RG_TRY((program_hqd<gc11, autogen::amd::mqd_v11::v11_compute_mqd>(slot, ring, ptrs, mqd,
+                                                                      doorbell)));
+  ComputeQueueDesc d;
+  d.ring = ring;
+  d.rptr = reinterpret_cast<volatile uint64_t*>(ptrs.cpu);
+  d.wptr = reinterpret_cast<volatile uint64_t*>(ptrs.cpu + 8);
+  d.doorbell = doorbell;
+  d.id = slot;
+  return d;
+}
+
+template <class GC>
+void PciAmdDevice::program_sdma(unsigned e, const DeviceBuffer& ring, const DeviceBuffer& ptrs,
+                                uint32_t doorbell) {
+  using Cntl = typename GC::SDMA0_QUEUE0_RB_CNTL;
+  using Db = typename GC::SDMA0_QUEUE0_DOORBELL;
+  using DbOff = typename GC::SDMA0_QUEUE0_DOORBELL_OFFSET;
+  const uint64_t base = ring.va.raw() >> 8;
+  const unsigned order = static_cast<unsigned>(std::countr_zero(ring.size / 4));
+  const uint32_t cntl = Cntl::encode(Cntl::RB_SIZE(order) | Cntl::RPTR_WRITEBACK_ENABLE(1));
+  wreg(sdma<Cntl, typename GC::SDMA1_QUEUE0_RB_CNTL>(e), cntl);  // disabled while programmed
+  wreg(sdma<typename GC::SDMA0_QUEUE0_RB_BASE, typename GC::SDMA1_QUEUE0_RB_BASE>(e),
+       static_cast<uint32_t>(base));
+  wreg(sdma<typename GC::SDMA0_QUEUE0_RB_BASE_HI, typename GC::SDMA1_QUEUE0_RB_BASE_HI>(e),
+       static_cast<uint32_t>(base >> 32));
+  wreg(
+      sdma<typename GC::SDMA0_QUEUE0_RB_RPTR_ADDR_LO, typename GC::SDMA1_QUEUE0_RB_RPTR_ADDR_LO>(e),
+      static_cast<uint32_t>(ptrs.va.raw()));
+  wreg(
+      sdma<typename GC::SDMA0_QUEUE0_RB_RPTR_ADDR_HI, typename GC::SDMA1_QUEUE0_RB_RPTR_ADDR_HI>(e),
+      static_cast<uint32_t>(ptrs.va.raw() >> 32));
+  wreg(sdma<typename GC::SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_LO,
+            typename GC::SDMA1_QUEUE0_RB_WPTR_POLL_ADDR_LO>(e),
+       static_cast<uint32_t>((ptrs.va + 8).raw()));
+  wreg(sdma<typename GC::SDMA0_QUEUE0_RB_WPTR_POLL_ADDR_HI,
+            typename GC::SDMA1_QUEUE0_RB_WPTR_POLL_ADDR_HI>(e),
+       static_cast<uint32_t>((ptrs.va + 8).raw() >> 32));
+  wreg(sdma<DbOff, typename GC::SDMA1_QUEUE0_DOORBELL_OFFSET>(e),
+       DbOff::encode(DbOff::OFFSET(doorbell * 2)));
+  wreg(sdma<Db, typename GC::SDMA1_QUEUE0_DOORBELL>(e), Db::encode(Db::ENABLE(1)));
+  wreg(sdma<Cntl, typename GC::SDMA1_QUEUE0_RB_CNTL>(e), Cntl::update(cntl, Cntl::RB_ENABLE(1)));
+}
+
+Result<CopyQueueDesc> PciAmdDevice::create_copy_queue(uint64_t ring_bytes) {
+  if (ring_bytes < kPage || !is_pow2(ring_bytes) || ring_bytes > (1ull << 30))
+    return make_error(Errc::kInvalidArgument,
+                      "%s: SDMA ring size 0x%llx: must be a power of two in [4 KiB, 1 GiB]",
+                      name_.c_str(), static_cast<unsigned long long>(ring_bytes));
+  if (copy_queues_ >= 2)
+    return make_error(Errc::kBusy,
+                      "%s: both SDMA engines' queue 0 are in use (more queues need MES)",
+                      name_.c_str());
+  const DeviceBuffer ring = RG_TRY(alloc(ring_bytes, BufferPlacement::kHost));
+  const DeviceBuffer ptrs = RG_TRY(alloc(kPage, BufferPlacement::kHost));
+  queue_memory_.insert(queue_memory_.end(), {ring, ptrs});
+  const unsigned e = copy_queues_++;
+  const uint32_t doorbell = kSdmaDoorbell + kSdmaDoorbellStep * e;
+  if (gc_version_ >= 120000)
+    program_sdma<gc12>(e, ring, ptrs, doorbell);
+  else
+    program_sdma<gc11>(e, ring, ptrs, doorbell);
+  CopyQueueDesc d;
+  d.ring = ring;
+  d.rptr = reinterpret_cast<volatile uint64_t*>(ptrs.cpu);
+  d.wptr = reinterpret_cast<volatile uint64_t*>(ptrs.cpu + 8);
+  d.doorbell = doorbell;
+  d.id = e;
+  return d;
+}
+
+void PciAmdDevice::ring_doorbell(uint32_t index, uint64_t value) {
+  doorbells_->wr64(uint64_t{index} * 8, value);
+}
+
+template <class GC>
+FaultState PciAmdDevice::read_fault() const {
+  using St = std::conditional_t<std::is_same_v<GC, gc12>,
+                                typename gc12::GCVM_L2_PROTECTION_FAULT_STATUS_LO32,
+                                typename gc11::GCVM_L2_PROTECTION_FAULT_STATUS>;
+  FaultState f;
+  const uint32_t status = rreg(gc<St>());
+  if (pci::reads_all_ones(status)) {
+    f.faulted = true;
+    f.description = pci::fell_off_bus(name_, "GCVM_L2_PROTECTION_FAULT_STATUS").message();
+    return f;
+  }
+  const uint64_t page =
+      rreg(gc<typename GC::GCVM_L2_PROTECTION_FAULT_ADDR_LO32>()) |
+      (uint64_t{rreg(gc<typename GC::GCVM_L2_PROTECTION_FAULT_ADDR_HI32>()) & 0xf} << 32);
+  f.faulted = status != 0;
+  f.status = status;
+  f.address = GpuVa(page << 12);
+  if (f.faulted)
+    f.description = strformat("VM fault at %s (%s, %s)", hex(page << 12).c_str(),
+                              St::MAPPING_ERROR.get(status) ? "page not mapped" : "permission",
+                              St::RW.get(status) ? "write" : "read");
+  return f;
+}
+
+FaultState PciAmdDevice::fault_state() const {
+  FaultState f = gc_version_ >= 120000 ? read_fault<gc12>() : read_fault<gc11>();
+  // With retry faults off, a VM fault halts the queue that took it: waiters must not wait on.
+  f.queue_error = f.faulted;
+  if (options_.diagnostics) {
+    const std::string q = options_.diagnostics();
+    if (!q.empty()) {
+      f.queue_error = true;
+      f.description = f.description.empty() ? q : f.description + "; " + q;
+    }
+  }
+  return f;
+}
+
+}  // namespace rawgpu::drivers::amd

@@ -1,0 +1,110 @@
+// drivers::amd::PciAmdDevice: the AMD device seam (device.h) implemented over a PCI function
+// (drivers/pci/device.h) of a GPU whose firmware already runs — "pre-booted": the state the AM
+// boot (issue 17) will leave, and what the simulated GPU's bare mode starts in. Everything goes
+// through the function's BARs, config space and DMA memory, so the same code drives a real board
+// once it is booted:
+//
+//  * Open: identify the GPU (PCI ids through the known-GPU table, or an explicit GC version),
+//    enable memory decode and bus mastering, read the VRAM size (RCC_CONFIG_MEMSIZE), resize
+//    BAR0 over all of VRAM when it is smaller (Resizable BAR), map BAR0/2/5.
+//  * Memory: rawgpu's MemoryManager builds the page tables in VRAM through BAR0; VM context 0
+//    is programmed through BAR5 (GCVM_CONTEXT0_*: base, start, end, then enable). Host buffers
+//    are DMA memory of the function (IOMMU-mapped under VFIO) mapped at their bus addresses.
+//  * Compute queues: an MQD (v11/v12_compute_mqd) in host memory and the HQD registers
+//    programmed through BAR5 under GRBM_GFX_CNTL's me 1 / pipe / queue selection, CP_HQD_ACTIVE
+//    last; doorbells are 64-bit writes into BAR2.
+//  * Copy queues: SDMA engine 0 and 1, queue 0 (SDMAn_QUEUE0_* registers, RB_ENABLE last).
+//  * Faults: the GCVM L2 protection-fault registers decoded. Until the interrupt-handler ring
+//    exists (issue 17), a queue's decoded stop reason comes from an optional diagnostics hook.
+//
+// Not yet: small-BAR VRAM access (MM_INDEX/MM_DATA), TLB invalidation requests, HDP flushes
+// after CPU writes through BAR0 (the simulated GPU needs neither; real boards do), MES.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "rawgpu/drivers/amd/device.h"
+#include "rawgpu/drivers/pci/device.h"
+#include "rawgpu/memory/memory_manager.h"
+
+namespace rawgpu::drivers::amd {
+
+struct PciAmdOptions {
+  // GC IP version (110000 gfx1100, 120001 gfx1201); 0: from the PCI device id.
+  uint32_t gc_version = 0;
+  // Device name (AmdDevice::name); empty: the function's name.
+  std::string name;
+  // The decoded reason a queue stopped, where the platform can say (the simulator; later the
+  // IH ring). Empty: healthy.
+  std::function<std::string()> diagnostics;
+};
+
+class PciAmdDevice final : public AmdDevice {
+ public:
+  // `dev` must outlive the device. Errors name the step: kUnsupported (an unknown GPU, a BAR0
+  // that cannot cover VRAM), kHardware (a register read of all ones, no VRAM size), and the
+  // function's own errors.
+  static Result<std::unique_ptr<PciAmdDevice>> open(pci::PciDevice& dev,
+                                                    const PciAmdOptions& options = {});
+  ~PciAmdDevice() override;
+
+  std::string name() const override { return name_; }
+  uint32_t gc_version() const override { return gc_version_; }
+  Result<DeviceBuffer> alloc(uint64_t size, BufferPlacement placement) override;
+  Status free(const DeviceBuffer& buffer) override;
+  Result<ComputeQueueDesc> create_compute_queue(uint64_t ring_bytes) override;
+  Result<CopyQueueDesc> create_copy_queue(uint64_t ring_bytes) override;
+  void ring_doorbell(uint32_t index, uint64_t value) override;
+  void poll() override { dev_.poll(); }
+  FaultState fault_state() const override;
+
+  uint64_t vram_size() const { return vram_size_; }
+  memory::MemoryManager& memory_manager() { return *mm_; }
+  pci::PciDevice& pci() { return dev_; }
+
+ private:
+  struct Allocation {
+    std::optional<pci::DmaBuffer> dma;
+    std::optional<memory::VirtMapping> vram;
+    GpuVa va;
+    uint64_t size = 0;
+  };
+  PciAmdDevice(pci::PciDevice& dev, PciAmdOptions options);
+  Status init();
+  uint32_t rreg(uint32_t reg) const { return regs_->rd32(uint64_t{reg} * 4); }
+  void wreg(uint32_t reg, uint32_t value) { regs_->wr32(uint64_t{reg} * 4, value); }
+  template <class GC>
+  void program_vm(uint64_t root, GpuVa start, uint64_t size);
+  template <class GC, class Mqd>
+  Status program_hqd(uint32_t slot, const DeviceBuffer& ring, const DeviceBuffer& ptrs,
+                     const DeviceBuffer& mqd, uint32_t doorbell);
+  template <class GC>
+  void program_sdma(unsigned engine, const DeviceBuffer& ring, const DeviceBuffer& ptrs,
+                    uint32_t doorbell);
+  template <class GC>
+  FaultState read_fault() const;
+  Status free_allocation(Allocation& a);
+
+  pci::PciDevice& dev_;
+  PciAmdOptions options_;
+  std::string name_;
+  uint32_t gc_version_ = 0;
+  uint64_t vram_size_ = 0;
+  pci::Mmio* vram_bar_ = nullptr;
+  pci::Mmio* doorbells_ = nullptr;
+  pci::Mmio* regs_ = nullptr;
+  std::unique_ptr<memory::PhysicalMemory> vram_;
+  std::unique_ptr<memory::AddressAllocator<GpuVa>> va_;
+  std::unique_ptr<memory::MemoryManager> mm_;
+  std::map<uint64_t, Allocation> allocations_;  // by handle
+  uint64_t next_handle_ = 1;
+  uint32_t compute_queues_ = 0, copy_queues_ = 0;
+  std::vector<DeviceBuffer> queue_memory_;  // rings, pointer pages, MQDs (freed at close)
+};
+
+}  // namespace rawgpu::drivers::amd
