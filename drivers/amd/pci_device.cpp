@@ -216,6 +216,21 @@ Result<DeviceBuffer> PciAmdDevice::alloc(uint64_t size, BufferPlacement placemen
   return b;
 }
 
+Status PciAmdDevice::alloc_all(std::initializer_list<uint64_t> sizes,
+                               std::vector<DeviceBuffer>& out) {
+  for (uint64_t size : sizes) {
+    auto b = alloc(size, BufferPlacement::kHost);
+    if (!b) {
+      for (const DeviceBuffer& done : out) (void)free(done);
+      out.clear();
+      return std::move(b).take_error();
+    }
+    out.push_back(*b);
+  }
+  queue_memory_.insert(queue_memory_.end(), out.begin(), out.end());
+  return {};
+}
+
 Status PciAmdDevice::free_allocation(Allocation& a) {
   if (a.vram) return mm_->vfree(*a.vram);
   RG_TRY(mm_->unmap_range(a.va, a.size));
@@ -282,10 +297,9 @@ Result<ComputeQueueDesc> PciAmdDevice::create_compute_queue(uint64_t ring_bytes)
   if (compute_queues_ >= kMaxComputeQueues)
     return make_error(Errc::kBusy, "%s: all %u compute HQDs of ME 1 are in use", name_.c_str(),
                       kMaxComputeQueues);
-  const DeviceBuffer ring = RG_TRY(alloc(ring_bytes, BufferPlacement::kHost));
-  const DeviceBuffer ptrs = RG_TRY(alloc(kPage, BufferPlacement::kHost));
-  const DeviceBuffer mqd = RG_TRY(alloc(kPage, BufferPlacement::kHost));
-  queue_memory_.insert(queue_memory_.end(), {ring, ptrs, mqd});
+  std::vector<DeviceBuffer> mem;  // ring, pointers, MQD: all or nothing
+  RG_TRY(alloc_all({ring_bytes, kPage, kPage}, mem));
+  const DeviceBuffer ring = mem[0], ptrs = mem[1], mqd = mem[2];
   const uint32_t slot = compute_queues_++;
   const uint32_t doorbell = kMecDoorbell + slot;
   if (gc_version_ >= 120000)
@@ -344,9 +358,9 @@ Result<CopyQueueDesc> PciAmdDevice::create_copy_queue(uint64_t ring_bytes) {
     return make_error(Errc::kBusy,
                       "%s: both SDMA engines' queue 0 are in use (more queues need MES)",
                       name_.c_str());
-  const DeviceBuffer ring = RG_TRY(alloc(ring_bytes, BufferPlacement::kHost));
-  const DeviceBuffer ptrs = RG_TRY(alloc(kPage, BufferPlacement::kHost));
-  queue_memory_.insert(queue_memory_.end(), {ring, ptrs});
+  std::vector<DeviceBuffer> mem;
+  RG_TRY(alloc_all({ring_bytes, kPage}, mem));
+  const DeviceBuffer ring = mem[0], ptrs = mem[1];
   const unsigned e = copy_queues_++;
   const uint32_t doorbell = kSdmaDoorbell + kSdmaDoorbellStep * e;
   if (gc_version_ >= 120000)

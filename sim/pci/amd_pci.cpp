@@ -97,10 +97,12 @@ class AmdPciFunction::DoorbellWindow final : public pci::Mmio {
   void wr32(uint64_t off, uint32_t value) override {
     check_access(off, 4, 4);
     if (!f_.memory_enabled()) return;
+    const bool drop = dropped(off);
     if (f_.tracing())
       f_.note(strformat("BAR2 wr32 0x%06llx doorbell %llu = 0x%x", (unsigned long long)off,
-                        (unsigned long long)(off / 8), value));
-    if (off % 8 == 0) f_.gpu_->ring_doorbell(static_cast<uint32_t>(off / 8), value);
+                        (unsigned long long)(off / 8), value) +
+              (drop ? " (dropped: fault plan)" : ""));
+    if (off % 8 == 0 && !drop) f_.gpu_->ring_doorbell(static_cast<uint32_t>(off / 8), value);
   }
   uint64_t rd64(uint64_t off) override {
     check_access(off, 8, 8);
@@ -109,13 +111,20 @@ class AmdPciFunction::DoorbellWindow final : public pci::Mmio {
   void wr64(uint64_t off, uint64_t value) override {
     check_access(off, 8, 8);
     if (!f_.memory_enabled()) return;
+    const bool drop = dropped(off);
     if (f_.tracing())
       f_.note(strformat("BAR2 wr64 0x%06llx doorbell %llu = 0x%llx", (unsigned long long)off,
-                        (unsigned long long)(off / 8), (unsigned long long)value));
-    f_.gpu_->ring_doorbell(static_cast<uint32_t>(off / 8), value);
+                        (unsigned long long)(off / 8), (unsigned long long)value) +
+              (drop ? " (dropped: fault plan)" : ""));
+    if (!drop) f_.gpu_->ring_doorbell(static_cast<uint32_t>(off / 8), value);
   }
 
  private:
+  bool dropped(uint64_t off) {
+    const FaultRule* r =
+        f_.fault_for(FaultRule::Trigger::kDoorbell, static_cast<uint32_t>(off / 8));
+    return r != nullptr && r->action == FaultRule::Action::kDrop;
+  }
   AmdPciFunction& f_;
 };
 
@@ -124,17 +133,25 @@ class AmdPciFunction::RegisterWindow final : public pci::Mmio {
   explicit RegisterWindow(AmdPciFunction& f) : Mmio(kRegisterBarSize), f_(f) {}
   uint32_t rd32(uint64_t off) override {
     check_access(off, 4, 4);
-    const uint32_t v =
-        f_.memory_enabled() ? f_.gpu_->read_reg(static_cast<uint32_t>(off / 4)) : 0xffffffffu;
-    if (f_.tracing()) f_.note(line("rd32", off) + strformat(" -> 0x%08x", v));
+    const uint32_t reg = static_cast<uint32_t>(off / 4);
+    uint32_t v = f_.memory_enabled() ? f_.gpu_->read_reg(reg) : 0xffffffffu;
+    const FaultRule* r = f_.fault_for(FaultRule::Trigger::kRegisterRead, reg);
+    if (r != nullptr && r->action == FaultRule::Action::kReadValue) v = r->value;
+    if (f_.tracing())
+      f_.note(line("rd32", off) + strformat(" -> 0x%08x", v) + (r ? " (fault plan)" : ""));
     return v;
   }
   void wr32(uint64_t off, uint32_t value) override {
     check_access(off, 4, 4);
+    const uint32_t reg = static_cast<uint32_t>(off / 4);
+    const FaultRule* r = f_.fault_for(FaultRule::Trigger::kRegisterWrite, reg);
+    const bool drop = r != nullptr && r->action == FaultRule::Action::kDrop;
     if (f_.tracing())
       f_.note(line("wr32", off) + strformat(" = 0x%08x", value) +
-              (f_.memory_enabled() ? "" : " (dropped: memory decode off)"));
-    if (f_.memory_enabled()) f_.gpu_->write_reg(static_cast<uint32_t>(off / 4), value);
+              (!f_.memory_enabled() ? " (dropped: memory decode off)"
+               : drop               ? " (dropped: fault plan)"
+                                    : ""));
+    if (f_.memory_enabled() && !drop) f_.gpu_->write_reg(reg, value);
   }
 
  private:
@@ -418,9 +435,28 @@ Status AmdPciFunction::resize_bar(int index, uint64_t size) {
   return cfg_write(0x04, 2, cmd);
 }
 
+const FaultRule* AmdPciFunction::fault_for(FaultRule::Trigger trigger, uint32_t target) {
+  const FaultRule* fired = nullptr;
+  for (ActiveRule& a : faults_) {
+    if (a.rule.trigger != trigger || (a.rule.target != ~0u && a.rule.target != target)) continue;
+    const uint64_t n = ++a.seen;
+    const bool in = n >= a.rule.nth && (a.rule.count == 0 || n < a.rule.nth + a.rule.count);
+    if (in && fired == nullptr) fired = &a.rule;
+  }
+  if (fired != nullptr) ++faults_fired_;
+  return fired;
+}
+
 Result<pci::DmaBuffer> AmdPciFunction::alloc_dma(uint64_t size) {
   if (size == 0)
     return make_error(Errc::kInvalidArgument, "%s: DMA buffer of 0 bytes", name().c_str());
+  if (const FaultRule* r = fault_for(FaultRule::Trigger::kAllocDma, 0);
+      r != nullptr && r->action == FaultRule::Action::kFail) {
+    note("dma map failed (fault plan)");
+    return make_error(Errc::kOutOfMemory,
+                      "%s: no IOVA space or pinned memory for %s of DMA memory (fault plan)",
+                      name().c_str(), format_bytes(size).c_str());
+  }
   const uint64_t bytes = RG_TRY(checked_add(size, kPage - 1)) & ~(kPage - 1);
   Dma d;
   d.storage.reset(new (std::nothrow) uint8_t[bytes + kPage]);

@@ -185,6 +185,66 @@ TEST_P(PciAmd, RefusesAGpuThatIsNotBootedOrNotKnown) {
   EXPECT_EQ(PciAmdDevice::open(*fn_).error().code(), Errc::kHardware);
 }
 
+TEST_P(PciAmd, FaultPlanAFunctionThatFellOffTheBus) {
+  sim::FaultRule r;
+  r.trigger = sim::FaultRule::Trigger::kRegisterRead;
+  r.target = sim::AmdGpu::kConfigMemsize;
+  r.action = sim::FaultRule::Action::kReadValue;
+  r.value = 0xffffffffu;
+  fn_->add_fault(r);
+  auto d = PciAmdDevice::open(*fn_);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().code(), Errc::kHardware);
+  EXPECT_NE(d.error().to_string().find("not responding"), std::string::npos)
+      << d.error().to_string();
+  EXPECT_EQ(fn_->faults_fired(), 1u);
+  EXPECT_EQ(count_lines(fn_->trace(), "-> 0xffffffff (fault plan)"), 1u);
+  EXPECT_TRUE(PciAmdDevice::open(*fn_).ok());  // the rule fired once
+}
+
+TEST_P(PciAmd, FaultPlanADroppedDoorbellLeavesTheQueueIdleUntilTheNextOne) {
+  auto d = open();
+  ASSERT_NE(d, nullptr);
+  const ComputeQueueDesc q = d->create_compute_queue(4096).value();
+  sim::FaultRule r;
+  r.trigger = sim::FaultRule::Trigger::kDoorbell;
+  r.target = q.doorbell;
+  r.action = sim::FaultRule::Action::kDrop;
+  fn_->add_fault(r);
+  const uint32_t nop[2] = {(3u << 30) | (0u << 16) | (pm4::PACKET3_NOP << 8), 0};  // 2 dwords
+  std::memcpy(q.ring.cpu, nop, sizeof(nop));
+  *q.wptr = 2;
+  d->ring_doorbell(q.doorbell, 2);
+  for (int i = 0; i < 100; ++i) d->poll();
+  EXPECT_EQ(*q.rptr, 0u);
+  EXPECT_EQ(count_lines(fn_->trace(), "(dropped: fault plan)"), 1u);
+  d->ring_doorbell(q.doorbell, 2);
+  ASSERT_TRUE(poll_until("rptr 2", [&] {
+    d->poll();
+    return *q.rptr == 2;
+  })) << fn_->gpu().queue_status(q.id).error;
+}
+
+TEST_P(PciAmd, FaultPlanFailedDmaAllocationLeavesNothingHalfDone) {
+  auto d = open();
+  ASSERT_NE(d, nullptr);
+  sim::FaultRule r;
+  r.trigger = sim::FaultRule::Trigger::kAllocDma;
+  r.nth = 2;  // the queue's pointer page, after its ring
+  r.action = sim::FaultRule::Action::kFail;
+  fn_->add_fault(r);
+  fn_->clear_trace();
+  auto q = d->create_compute_queue(4096);
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.error().code(), Errc::kOutOfMemory);
+  EXPECT_EQ(count_lines(fn_->trace(), "dma map failed (fault plan)"), 1u);
+  EXPECT_EQ(count_lines(fn_->trace(), "dma map 0x"), 1u);  // the ring: freed again
+  EXPECT_EQ(count_lines(fn_->trace(), "dma unmap 0x"), 1u);
+  EXPECT_EQ(fn_->gpu().compute_queue_count(), 0u);
+  const ComputeQueueDesc ok = d->create_compute_queue(4096).value();  // and it recovers
+  EXPECT_EQ(ok.id, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Profiles, PciAmd, testing::Values(110000u, 120001u),
                          [](const testing::TestParamInfo<uint32_t>& i) {
                            return std::string(i.param == 110000 ? "gfx1100" : "gfx1201");

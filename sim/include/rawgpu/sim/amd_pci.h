@@ -41,6 +41,30 @@
 
 namespace rawgpu::sim {
 
+// The fault plan (emulation.md §1.4): rules of (trigger, action) the function applies to its
+// accesses, so tests and later issues can inject what hardware does when it misbehaves. A rule
+// fires on matching accesses number `nth` .. `nth + count - 1` (1-based; count 0: from `nth`
+// on). Every firing is a trace line ending in "(fault plan)".
+struct FaultRule {
+  enum class Trigger : uint8_t {
+    kRegisterRead,   // a BAR5 read of register `target` (~0u: any)
+    kRegisterWrite,  // a BAR5 write of register `target` (~0u: any)
+    kDoorbell,       // a BAR2 write to doorbell `target` (~0u: any)
+    kAllocDma,       // alloc_dma (target ignored)
+  };
+  enum class Action : uint8_t {
+    kReadValue,  // register reads return `value` (0xffffffff: the function fell off the bus)
+    kDrop,       // the register or doorbell write is lost
+    kFail,       // alloc_dma fails with kOutOfMemory (the IOMMU or host is out of memory)
+  };
+  Trigger trigger = Trigger::kRegisterRead;
+  uint32_t target = ~0u;
+  uint64_t nth = 1;
+  uint64_t count = 1;
+  Action action = Action::kReadValue;
+  uint32_t value = 0xffffffffu;
+};
+
 struct AmdPciConfig {
   AmdGpuConfig gpu;                   // profile (gc_version), VRAM size, threading
   uint64_t bar0_size = 256ull << 20;  // the VRAM aperture at power-on (a power of two, >= 256 MiB)
@@ -89,6 +113,11 @@ class AmdPciFunction final : public pci::PciDevice {
   void note(std::string line) {
     if (config_.trace) trace_.push_back(std::move(line));
   }
+  // Adds a fault-plan rule; rules apply in the order added (the first that fires wins).
+  void add_fault(const FaultRule& rule) { faults_.push_back({rule, 0}); }
+  void clear_faults() { faults_.clear(); }
+  // How many accesses fault rules have changed so far.
+  uint64_t faults_fired() const { return faults_fired_; }
   // Whether the command register decodes memory (BAR accesses) / allows bus mastering (DMA).
   bool memory_enabled() const;
   bool bus_master() const;
@@ -110,6 +139,9 @@ class AmdPciFunction final : public pci::PciDevice {
   class RegisterWindow;
 
   explicit AmdPciFunction(const AmdPciConfig& config);
+  // The first rule that fires for this access, or nullptr (counts the access for every rule
+  // that matches it).
+  const FaultRule* fault_for(FaultRule::Trigger trigger, uint32_t target);
   void build_config_space();
   uint64_t bar_size(int index) const;
   uint16_t cfg16(uint32_t off) const;
@@ -134,6 +166,12 @@ class AmdPciFunction final : public pci::PciDevice {
   uint64_t pending_irqs_ = 0;
   VirtualClock clock_{*this};
   std::vector<std::string> trace_;
+  struct ActiveRule {
+    FaultRule rule;
+    uint64_t seen = 0;
+  };
+  std::vector<ActiveRule> faults_;
+  uint64_t faults_fired_ = 0;
 };
 
 }  // namespace rawgpu::sim

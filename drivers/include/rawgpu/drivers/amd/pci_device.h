@@ -23,10 +23,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "rawgpu/drivers/amd/device.h"
 #include "rawgpu/drivers/pci/device.h"
@@ -89,6 +91,8 @@ class PciAmdDevice final : public AmdDevice {
   template <class GC>
   FaultState read_fault() const;
   Status free_allocation(Allocation& a);
+  // Host buffers of these sizes, all or none (a failure frees the ones made).
+  Status alloc_all(std::initializer_list<uint64_t> sizes, std::vector<DeviceBuffer>& out);
 
   pci::PciDevice& dev_;
   PciAmdOptions options_;
