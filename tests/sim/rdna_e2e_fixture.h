@@ -1,6 +1,7 @@
 // Shared fixture for the RDNA end-to-end tests: LLVM IR compiled with llc-19 / ld.lld-19,
 // loaded with drivers/amd's code-object parser and dispatched by PM4 through
-// queues::amd::ComputeQueue on sim::AmdGpu running the emulator.
+// queues::amd::ComputeQueue on the simulated GPU running the emulator, through the PCI seam
+// (sim_gpu.h: drivers::amd::PciAmdDevice over sim::AmdPciFunction).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -17,11 +18,13 @@
 #include "rawgpu/queues/amd_pm4.h"
 #include "rawgpu/queues/signal.h"
 #include "rdna_tool.h"
+#include "sim_gpu.h"
 
 namespace rawgpu::sim::rdna::testing {
 
 using drivers::amd::BufferPlacement;
 using drivers::amd::DeviceBuffer;
+using ::rawgpu::sim::testing::SimGpu;
 
 // Compiles IR to a linked code object; nullopt (with a message) on failure.
 inline std::optional<std::vector<uint8_t>> compile(Target t, const std::string& ir,
@@ -42,21 +45,20 @@ inline std::optional<std::vector<uint8_t>> compile(Target t, const std::string& 
 
 // (Re)starts a simulated GPU of t's generation (GC 11.0.0 / 12.0.1) whose dispatches run on the
 // emulator with options o, with a compute queue on it.
-inline void start_sim(Target t, const Options& o, std::unique_ptr<AmdGpu>& gpu,
+inline void start_sim(Target t, const Options& o, std::unique_ptr<SimGpu>& gpu,
                       std::unique_ptr<Emulator>& emu,
                       std::unique_ptr<queues::amd::ComputeQueue>& queue) {
   queue.reset();
   emu.reset();
-  AmdGpuConfig config;  // the simulated device matches the emulated target
-  config.gc_version = t == Target::kGfx1201 ? 120001 : 110000;
-  gpu = std::move(AmdGpu::create(config).value());
-  emu = std::make_unique<Emulator>(*gpu, t, o);
+  // The simulated device matches the emulated target.
+  gpu = std::move(SimGpu::create(t == Target::kGfx1201 ? 120001 : 110000).value());
+  emu = std::make_unique<Emulator>(gpu->hw(), t, o);
   gpu->set_executor(emu.get());
   queue = std::move(queues::amd::ComputeQueue::create(*gpu).value());
 }
 
 // A zeroed buffer in host memory mapped for the simulated GPU.
-inline DeviceBuffer zeroed_buffer(AmdGpu& gpu, uint64_t bytes) {
+inline DeviceBuffer zeroed_buffer(drivers::amd::AmdDevice& gpu, uint64_t bytes) {
   DeviceBuffer b = gpu.alloc(bytes, BufferPlacement::kHost).value();
   std::memset(b.cpu, 0, bytes);
   return b;
@@ -145,7 +147,7 @@ class EndToEnd : public ::testing::TestWithParam<Target> {
     emu_->options().kernel_name = kernel;
   }
 
-  std::unique_ptr<AmdGpu> gpu_;
+  std::unique_ptr<SimGpu> gpu_;
   std::unique_ptr<Emulator> emu_;
   std::unique_ptr<queues::amd::ComputeQueue> queue_;
   DeviceBuffer image_, kernargs_, scratch_;
