@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "../sim/sim_gpu.h"
 #include "rawgpu/autogen/amd/pm4_nvd.h"
 #include "rawgpu/base/shared_memory.h"
 #include "rawgpu/queues/amd_copy.h"
@@ -99,7 +100,8 @@ class Recorder final : public sim::DispatchExecutor {
 class Flavour : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    gpu_ = std::move(sim::AmdGpu::create(sim::parse_sim_device(GetParam()).value()).value());
+    gpu_ = std::move(
+        sim::testing::SimGpu::create(sim::parse_sim_device(GetParam()).value().gc_version).value());
     gpu_->set_executor(&rec_);
     pool_ = std::make_unique<SignalPool>(*gpu_);
     q_ = std::move(ComputeQueue::create(*gpu_).value());
@@ -110,7 +112,7 @@ class Flavour : public ::testing::TestWithParam<const char*> {
   }
   bool gfx12() const { return std::string_view(GetParam()) == "sim:gfx1201"; }
   Signal sig() { return pool_->alloc().value(); }
-  std::unique_ptr<sim::AmdGpu> gpu_;
+  std::unique_ptr<sim::testing::SimGpu> gpu_;
   Recorder rec_;
   std::unique_ptr<SignalPool> pool_;
   std::unique_ptr<ComputeQueue> q_;

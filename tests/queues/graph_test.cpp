@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "../sim/sim_gpu.h"
 #include "rawgpu/queues/graph.h"
 #include "rawgpu/sim/amd_gpu.h"
 
@@ -49,8 +50,8 @@ ExecParams doubler(GpuVa src, GpuVa dst, uint32_t n) {
 class GraphTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    gpu_ = std::move(sim::AmdGpu::create().value());
-    exec_ = std::make_unique<Doubler>(*gpu_);
+    gpu_ = std::move(sim::testing::SimGpu::create(110000).value());  // through the PCI seam
+    exec_ = std::make_unique<Doubler>(gpu_->hw());
     gpu_->set_executor(exec_.get());
     pool_ = std::make_unique<SignalPool>(*gpu_);
     cq_ = std::move(ComputeQueue::create(*gpu_).value());
@@ -68,7 +69,7 @@ class GraphTest : public ::testing::Test {
     return *graph_;
   }
   Status finish() { return wait_signal(*gpu_, tl_->last_signal(), tl_->last_value()); }
-  std::unique_ptr<sim::AmdGpu> gpu_;
+  std::unique_ptr<sim::testing::SimGpu> gpu_;
   std::unique_ptr<Doubler> exec_;
   std::unique_ptr<SignalPool> pool_;
   std::unique_ptr<ComputeQueue> cq_;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "../sim/sim_gpu.h"
 #include "rawgpu/queues/kernarg_arena.h"
 #include "rawgpu/queues/program.h"
 #include "rawgpu/sim/amd_gpu.h"
@@ -60,7 +61,8 @@ class ProgramTest : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
     const std::string dev = GetParam();
-    gpu_ = std::move(sim::AmdGpu::create(sim::parse_sim_device(dev).value()).value());
+    gpu_ = std::move(
+        sim::testing::SimGpu::create(sim::parse_sim_device(dev).value().gc_version).value());
     gpu_->set_executor(&rec_);
     pool_ = std::make_unique<SignalPool>(*gpu_);
     copier_ = std::move(Copier::create(*gpu_, *pool_).value());
@@ -79,7 +81,7 @@ class ProgramTest : public ::testing::TestWithParam<const char*> {
     }
     std::vector<sim::DispatchState> states;
   };
-  std::unique_ptr<sim::AmdGpu> gpu_;
+  std::unique_ptr<sim::testing::SimGpu> gpu_;
   Rec rec_;
   std::unique_ptr<SignalPool> pool_;
   std::unique_ptr<Copier> copier_;

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "../sim/sim_gpu.h"
 #include "rawgpu/autogen/amd/sdma_v6.h"
 #include "rawgpu/base/shared_memory.h"
 #include "rawgpu/queues/amd_sdma.h"
@@ -157,7 +158,7 @@ TEST(SdmaEncode, TrapAndNop) {
 class CopyQueueTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    gpu_ = std::move(sim::AmdGpu::create().value());
+    gpu_ = std::move(sim::testing::SimGpu::create(110000).value());  // through the PCI seam
     pool_ = std::make_unique<SignalPool>(*gpu_);
   }
   void TearDown() override {
@@ -168,7 +169,7 @@ class CopyQueueTest : public ::testing::Test {
     if (!q_) q_ = std::move(CopyQueue::create(*gpu_, ring).value());
     return *q_;
   }
-  std::unique_ptr<sim::AmdGpu> gpu_;
+  std::unique_ptr<sim::testing::SimGpu> gpu_;
   std::unique_ptr<SignalPool> pool_;
   std::unique_ptr<CopyQueue> q_;
 };

@@ -29,7 +29,13 @@ class SimGpu final : public drivers::amd::AmdDevice {
   AmdPciFunction& function() { return *fn_; }
   drivers::amd::PciAmdDevice& driver() { return *dev_; }
   uint32_t read_reg(uint32_t reg) const { return fn_->gpu().read_reg(reg); }
+  void write_reg(uint32_t reg, uint32_t value) { fn_->gpu().write_reg(reg, value); }
   QueueStatus queue_status(uint32_t id) const { return fn_->gpu().queue_status(id); }
+  QueueStatus copy_queue_status(uint32_t id) const { return fn_->gpu().copy_queue_status(id); }
+  Result<uint32_t> read32(GpuVa va) { return fn_->gpu().read32(va); }
+  Status write32(GpuVa va, uint32_t v) { return fn_->gpu().write32(va, v); }
+  bool threaded() const { return fn_->gpu().threaded(); }
+  memory::MemoryManager& memory_manager() { return dev_->memory_manager(); }
   void set_executor(DispatchExecutor* e) { fn_->gpu().set_executor(e); }
 
   std::string name() const override { return dev_->name(); }
