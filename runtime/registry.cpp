@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "rawgpu/runtime/cpu_device.h"
+#include "registry_internal.h"
 
 namespace rawgpu::runtime {
 namespace {
@@ -40,13 +41,19 @@ Result<Device*> get_device(std::string_view name) {
   if (name.empty()) name = r.default_device;
   if (auto it = r.devices.find(name); it != r.devices.end()) return it->second.get();
   auto f = r.factories.find(name);
-  if (f == r.factories.end()) {
+  std::unique_ptr<Device> d;
+  if (f != r.factories.end()) {
+    d = RG_TRY(f->second());
+  } else if (name.starts_with("amd:")) {
+    d = RG_TRY(open_amd_pci_device(name));  // a GPU of this machine, by PCI address
+  } else {
     std::string known;
     for (const auto& [k, v] : r.factories) known += (known.empty() ? "" : ", ") + k;
-    return make_error(Errc::kNotFound, "unknown device '%.*s' (known: %s)", int(name.size()),
-                      name.data(), known.c_str());
+    return make_error(Errc::kNotFound,
+                      "unknown device '%.*s' (known: %s, and amd:<bdf> for an AMD GPU of this "
+                      "machine, see rawgpu list)",
+                      int(name.size()), name.data(), known.c_str());
   }
-  auto d = RG_TRY(f->second());
   Device* p = d.get();
   r.devices.emplace(std::string(name), std::move(d));
   return p;

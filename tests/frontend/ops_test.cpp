@@ -1324,6 +1324,18 @@ TEST_F(Errors, UnknownDeviceAndErrorPropagation) {
   Tensor d = Tensor::zeros({2}, DType::kFloat32, "tpu:0");
   expect_error(d, Errc::kNotFound, "unknown device 'tpu:0'");
   EXPECT_NE(d.status().error().message().find("cpu"), std::string::npos);  // names known ones
+  EXPECT_NE(d.status().error().message().find("amd:<bdf>"), std::string::npos);
+  // amd:<bdf> opens a GPU of this machine through VFIO: a bad address is refused as such, and a
+  // function that is absent (or not handed to vfio-pci) is a typed error saying what to do.
+  Tensor bad_bdf = Tensor::zeros({2}, DType::kFloat32, "amd:zz");
+  ASSERT_FALSE(bad_bdf.ok());
+  EXPECT_NE(bad_bdf.status().error().to_string().find("device 'amd:zz'"), std::string::npos)
+      << bad_bdf.status().error().to_string();
+  Tensor absent = Tensor::zeros({2}, DType::kFloat32, "amd:0000:f9:1f.7");
+  ASSERT_FALSE(absent.ok());
+  EXPECT_NE(absent.status().error().to_string().find("rawgpu bind 0000:f9:1f.7 --vfio"),
+            std::string::npos)
+      << absent.status().error().to_string();
   // The first error flows through later ops unchanged.
   Tensor bad = a.reshape({5});
   Tensor later = ((bad + 1.0).exp().sum() * a.sum()).relu();

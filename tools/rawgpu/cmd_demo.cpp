@@ -253,7 +253,7 @@ cli::Command demo_command() {
                 .default_value = "1"},
                {.name = "device",
                 .metavar = "NAME",
-                .help = "cpu, sim:gfx1100 or sim:gfx1201",
+                .help = "cpu, sim:gfx1100, sim:gfx1201 or amd:<bdf>",
                 .default_value = "cpu"},
                {.name = "stats",
                 .metavar = "",
