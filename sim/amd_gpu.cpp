@@ -386,9 +386,25 @@ Result<ComputeQueueDesc> AmdGpu::create_compute_queue(uint64_t ring_bytes) {
                       "%s is bare hardware (AmdGpuConfig::host_managed false): the driver "
                       "allocates memory and creates queues through the PCI function",
                       name().c_str());
+  auto [ring, ptrs] = RG_TRY(alloc_queue_memory(ring_bytes, "ring"));
+  QueueProgram p;
+  p.ring = ring.va;
+  p.ring_bytes = ring_bytes;
+  p.rptr_report = ptrs.va;
+  p.doorbell = 3 + static_cast<uint32_t>(queues_.size());  // MEC doorbells from 3 (amd.md §8)
+  Queue& q = *queues_[start_compute_queue(std::move(p))];
+  q.ptrs = ptrs;
+  q.desc.ring = ring;
+  q.desc.rptr = reinterpret_cast<volatile uint64_t*>(q.ptrs.cpu);
+  q.desc.wptr = reinterpret_cast<volatile uint64_t*>(q.ptrs.cpu + 8);
+  return q.desc;
+}
+
+Result<std::pair<DeviceBuffer, DeviceBuffer>> AmdGpu::alloc_queue_memory(uint64_t ring_bytes,
+                                                                         const char* what) {
   if (ring_bytes < kPage || !is_pow2(ring_bytes) || ring_bytes > (1ull << 30)) {
     return make_error(Errc::kInvalidArgument,
-                      "ring size 0x%llx: must be a power of two in [4 KiB, 1 GiB]",
+                      "%s size 0x%llx: must be a power of two in [4 KiB, 1 GiB]", what,
                       static_cast<unsigned long long>(ring_bytes));
   }
   const DeviceBuffer ring = RG_TRY(alloc(ring_bytes, BufferPlacement::kHost));
@@ -397,17 +413,7 @@ Result<ComputeQueueDesc> AmdGpu::create_compute_queue(uint64_t ring_bytes) {
     (void)free(ring);
     return std::move(ptrs).take_error();
   }
-  QueueProgram p;
-  p.ring = ring.va;
-  p.ring_bytes = ring_bytes;
-  p.rptr_report = ptrs->va;
-  p.doorbell = 3 + static_cast<uint32_t>(queues_.size());  // MEC doorbells from 3 (amd.md §8)
-  Queue& q = *queues_[start_compute_queue(std::move(p))];
-  q.desc.ring = ring;
-  q.ptrs = *ptrs;
-  q.desc.rptr = reinterpret_cast<volatile uint64_t*>(q.ptrs.cpu);
-  q.desc.wptr = reinterpret_cast<volatile uint64_t*>(q.ptrs.cpu + 8);
-  return q.desc;
+  return std::make_pair(ring, *ptrs);
 }
 
 void AmdGpu::ring_doorbell(uint32_t index, uint64_t value) {

@@ -49,25 +49,15 @@ Result<CopyQueueDesc> AmdGpu::create_copy_queue(uint64_t ring_bytes) {
                       "%s is bare hardware: the driver creates SDMA queues through the "
                       "SDMAn_QUEUE0 registers",
                       name().c_str());
-  if (ring_bytes < kPage || !is_pow2(ring_bytes) || ring_bytes > (1ull << 30)) {
-    return make_error(Errc::kInvalidArgument,
-                      "SDMA ring size 0x%llx: must be a power of two in [4 KiB, 1 GiB]",
-                      static_cast<unsigned long long>(ring_bytes));
-  }
-  const DeviceBuffer ring = RG_TRY(alloc(ring_bytes, BufferPlacement::kHost));
-  auto ptrs = alloc(kPage, BufferPlacement::kHost);
-  if (!ptrs) {
-    (void)free(ring);
-    return std::move(ptrs).take_error();
-  }
+  auto [ring, ptrs] = RG_TRY(alloc_queue_memory(ring_bytes, "SDMA ring"));
   QueueProgram p;
   p.ring = ring.va;
   p.ring_bytes = ring_bytes;
-  p.rptr_report = ptrs->va;
+  p.rptr_report = ptrs.va;
   p.doorbell = kSdmaDoorbellBase + kSdmaDoorbellStep * static_cast<uint32_t>(sdma_queues_.size());
   SdmaQueue& q = *sdma_queues_[start_copy_queue(std::move(p))];
   q.desc.ring = ring;
-  q.ptrs = *ptrs;
+  q.ptrs = ptrs;
   q.desc.rptr = reinterpret_cast<volatile uint64_t*>(q.ptrs.cpu);
   q.desc.wptr = reinterpret_cast<volatile uint64_t*>(q.ptrs.cpu + 8);
   return q.desc;

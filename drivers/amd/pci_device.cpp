@@ -42,6 +42,19 @@ constexpr uint32_t kMecDoorbell = 3;
 constexpr uint32_t kSdmaDoorbell = 0x100, kSdmaDoorbellStep = 0xA;
 constexpr uint32_t kMaxComputeQueues = 32;  // pipes 0..3 x queues 0..7 of ME 1
 
+// A queue's descriptor: the pointer page holds rptr at +0 and wptr at +8.
+template <class Desc>
+Desc queue_desc(const DeviceBuffer& ring, const DeviceBuffer& ptrs, uint32_t doorbell,
+                uint32_t id) {
+  Desc d;
+  d.ring = ring;
+  d.rptr = reinterpret_cast<volatile uint64_t*>(ptrs.cpu);
+  d.wptr = reinterpret_cast<volatile uint64_t*>(ptrs.cpu + 8);
+  d.doorbell = doorbell;
+  d.id = id;
+  return d;
+}
+
 uint32_t gc_version_of_target(std::string_view t) {
   if (t == "gfx1100") return 110000;
   if (t == "gfx1201") return 120001;
@@ -308,13 +321,7 @@ Result<ComputeQueueDesc> PciAmdDevice::create_compute_queue(uint64_t ring_bytes)
   else
     RG_TRY((program_hqd<gc11, autogen::amd::mqd_v11::v11_compute_mqd>(slot, ring, ptrs, mqd,
                                                                       doorbell)));
-  ComputeQueueDesc d;
-  d.ring = ring;
-  d.rptr = reinterpret_cast<volatile uint64_t*>(ptrs.cpu);
-  d.wptr = reinterpret_cast<volatile uint64_t*>(ptrs.cpu + 8);
-  d.doorbell = doorbell;
-  d.id = slot;
-  return d;
+  return queue_desc<ComputeQueueDesc>(ring, ptrs, doorbell, slot);
 }
 
 template <class GC>
@@ -367,13 +374,7 @@ Result<CopyQueueDesc> PciAmdDevice::create_copy_queue(uint64_t ring_bytes) {
     program_sdma<gc12>(e, ring, ptrs, doorbell);
   else
     program_sdma<gc11>(e, ring, ptrs, doorbell);
-  CopyQueueDesc d;
-  d.ring = ring;
-  d.rptr = reinterpret_cast<volatile uint64_t*>(ptrs.cpu);
-  d.wptr = reinterpret_cast<volatile uint64_t*>(ptrs.cpu + 8);
-  d.doorbell = doorbell;
-  d.id = e;
-  return d;
+  return queue_desc<CopyQueueDesc>(ring, ptrs, doorbell, e);
 }
 
 void PciAmdDevice::ring_doorbell(uint32_t index, uint64_t value) {

@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "rawgpu/base/addr.h"
@@ -236,6 +237,10 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   void program_vm_context(uint64_t root, GpuVa start, uint64_t size);
   uint32_t hqd_selection() const;  // GRBM_GFX_CNTL's me/pipe/queue
   uint32_t start_compute_queue(QueueProgram p);
+  // A ring of `ring_bytes` (validated; `what` names it in the error) and its pointer page, in
+  // host memory: both or neither (host-managed path).
+  Result<std::pair<drivers::amd::DeviceBuffer, drivers::amd::DeviceBuffer>> alloc_queue_memory(
+      uint64_t ring_bytes, const char* what);
   uint32_t start_copy_queue(QueueProgram p);
   uint32_t reg_or_zero(uint32_t reg) const;
   void thread_main();
