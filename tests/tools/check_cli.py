@@ -180,9 +180,21 @@ expect_json(["version", "--json"], "version", ["rawgpu", "llvm", "llvm_targets",
 expect_json(["selfcheck", "--json"], "selfcheck", ["checks", "passed", "failed", "skipped"])
 expect_json(["doctor", "--json"], "doctor", ["host", "devices", "ok"])
 expect_json(["compile", "--list", "--json"], "compile", ["examples"])
-doc = expect_json(["demo", "--json"], "demo", ["device", "seed", "ok", "workloads"])
-if doc and not doc["ok"]:
-    failures.append("demo --json reported a mismatch")
+with tempfile.TemporaryDirectory() as tmp:
+    trace = os.path.join(tmp, "trace.json")
+    doc = expect_json(["demo", "--json", "--trace", trace], "demo",
+                      ["device", "seed", "ok", "workloads"])
+    if doc and not doc["ok"]:
+        failures.append("demo --json reported a mismatch")
+    # --trace: Chrome trace-event JSON with one complete event per kernel run.
+    try:
+        with open(trace) as f:
+            events = json.load(f)["traceEvents"]
+        kernels = [e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"]
+        if not kernels or any(e["dur"] < 0 or "grid" not in e["args"] for e in kernels):
+            failures.append(f"demo --trace: no well-formed kernel events ({len(kernels)})")
+    except (OSError, ValueError, KeyError) as e:
+        failures.append(f"demo --trace wrote no valid trace: {e}")
 doc = expect_json(["bench", "gemm", "--n", "32", "--seed", "7", "--json"], "bench gemm",
                   ["n", "gflops", "seed"])
 if doc and doc["seed"] != 7:
