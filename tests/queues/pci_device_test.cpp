@@ -14,6 +14,7 @@
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
 #include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
 #include "rawgpu/base/poll.h"
+#include "rawgpu/base/shared_memory.h"
 #include "rawgpu/sim/amd_pci.h"
 
 namespace rawgpu::drivers::amd {
@@ -100,12 +101,12 @@ TEST_P(PciAmd, ComputeQueueComesUpFromTheHqdRegistersAndRunsOnBar2Doorbells) {
   // (With RAWGPU_SIM_THREAD=1 the device thread gets there shortly.)
   ASSERT_TRUE(poll_until("rptr 5", [&] {
     d->poll();
-    return *q.rptr == 5;
+    return load_acquire(q.rptr) == 5;
   }));
   uint32_t v;
   std::memcpy(&v, mem.cpu + 32, 4);
   EXPECT_EQ(v, 0xfeedf00du);
-  EXPECT_EQ(*q.rptr, 5u);  // written back by DMA through the page tables
+  EXPECT_EQ(load_acquire(q.rptr), 5u);  // written back by DMA through the page tables
   EXPECT_EQ(count_lines(t, "BAR2 wr64 0x000018 doorbell 3 = 0x5"), 1u);
   EXPECT_FALSE(d->fault_state().faulted);
 }
@@ -127,7 +128,7 @@ TEST_P(PciAmd, CopyQueuesUseBothSdmaEngines) {
   d->ring_doorbell(b.doorbell, 4);
   ASSERT_TRUE(poll_until("rptr 4", [&] {
     d->poll();
-    return *b.rptr == 4;
+    return load_acquire(b.rptr) == 4;
   }));
   EXPECT_FALSE(fn_->gpu().copy_queue_status(b.id).stopped)
       << fn_->gpu().copy_queue_status(b.id).error;
@@ -216,12 +217,12 @@ TEST_P(PciAmd, FaultPlanADroppedDoorbellLeavesTheQueueIdleUntilTheNextOne) {
   *q.wptr = 2;
   d->ring_doorbell(q.doorbell, 2);
   for (int i = 0; i < 100; ++i) d->poll();
-  EXPECT_EQ(*q.rptr, 0u);
+  EXPECT_EQ(load_acquire(q.rptr), 0u);
   EXPECT_EQ(count_lines(fn_->trace(), "(dropped: fault plan)"), 1u);
   d->ring_doorbell(q.doorbell, 2);
   ASSERT_TRUE(poll_until("rptr 2", [&] {
     d->poll();
-    return *q.rptr == 2;
+    return load_acquire(q.rptr) == 2;
   })) << fn_->gpu().queue_status(q.id).error;
 }
 
