@@ -243,6 +243,15 @@ void AmdGpu::function_reset() {
   regs_[kConfigMemsize] = static_cast<uint32_t>(config_.vram_size >> 20);
 }
 
+Status AmdGpu::require_host_managed() const {
+  if (config_.host_managed) return {};
+  return make_error(Errc::kUnsupported,
+                    "%s is bare hardware (AmdGpuConfig::host_managed false): the driver "
+                    "allocates memory and creates queues through the PCI function (its "
+                    "VM-context, HQD and SDMA queue registers)",
+                    name().c_str());
+}
+
 size_t AmdGpu::compute_queue_count() const {
   Guard guard(this);
   return queues_.size();
@@ -259,11 +268,7 @@ void AmdGpu::record_dma_fault(uint64_t bus, bool write, const char* reason) {
 
 Result<DeviceBuffer> AmdGpu::alloc(uint64_t size, BufferPlacement placement) {
   Guard guard(this);
-  if (!config_.host_managed)
-    return make_error(Errc::kUnsupported,
-                      "%s is bare hardware (AmdGpuConfig::host_managed false): the driver "
-                      "allocates memory and creates queues through the PCI function",
-                      name().c_str());
+  RG_TRY(require_host_managed());
   if (size == 0) return make_error(Errc::kInvalidArgument, "buffer size 0");
   uint64_t bytes = RG_TRY(checked_add(size, kPage - 1)) & ~(kPage - 1);
   auto page = std::make_unique<HostPage>();
@@ -313,11 +318,7 @@ Result<DeviceBuffer> AmdGpu::alloc(uint64_t size, BufferPlacement placement) {
 
 Result<DeviceBuffer> AmdGpu::map_external(uint8_t* cpu, uint64_t size) {
   Guard guard(this);
-  if (!config_.host_managed)
-    return make_error(Errc::kUnsupported,
-                      "%s is bare hardware (AmdGpuConfig::host_managed false): the driver "
-                      "allocates memory and creates queues through the PCI function",
-                      name().c_str());
+  RG_TRY(require_host_managed());
   if (cpu == nullptr || reinterpret_cast<uintptr_t>(cpu) % kPage != 0 || size == 0 ||
       size % kPage != 0) {
     return make_error(Errc::kInvalidArgument,
@@ -356,11 +357,7 @@ Result<DeviceBuffer> AmdGpu::map_external(uint8_t* cpu, uint64_t size) {
 
 Status AmdGpu::free(const DeviceBuffer& buffer) {
   Guard guard(this);
-  if (!config_.host_managed)
-    return make_error(Errc::kUnsupported,
-                      "%s is bare hardware (AmdGpuConfig::host_managed false): the driver "
-                      "allocates memory and creates queues through the PCI function",
-                      name().c_str());
+  RG_TRY(require_host_managed());
   auto it = buffers_.find(buffer.handle);
   if (it == buffers_.end()) {
     return make_error(Errc::kNotFound, "no buffer with handle %llu",
@@ -381,11 +378,7 @@ Status AmdGpu::free(const DeviceBuffer& buffer) {
 
 Result<ComputeQueueDesc> AmdGpu::create_compute_queue(uint64_t ring_bytes) {
   Guard guard(this);
-  if (!config_.host_managed)
-    return make_error(Errc::kUnsupported,
-                      "%s is bare hardware (AmdGpuConfig::host_managed false): the driver "
-                      "allocates memory and creates queues through the PCI function",
-                      name().c_str());
+  RG_TRY(require_host_managed());
   auto [ring, ptrs] = RG_TRY(alloc_queue_memory(ring_bytes, "ring"));
   QueueProgram p;
   p.ring = ring.va;

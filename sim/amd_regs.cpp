@@ -164,7 +164,10 @@ void AmdGpu::activate_hqd(uint32_t sel) {
                   (hqd(addr<typename GC::CP_HQD_PQ_BASE_HI>()) << 32))
                  << 8);
   const uint32_t ctl = static_cast<uint32_t>(hqd(addr<Ctl>()));
-  p.ring_bytes = 4ull << (Ctl::QUEUE_SIZE.get(ctl) + 1);  // 2^(QUEUE_SIZE+1) dwords
+  // 2^(QUEUE_SIZE+1) dwords; the 6-bit field can ask for more than 64 bits can hold (0: refused
+  // below as out of range).
+  const uint32_t qs = Ctl::QUEUE_SIZE.get(ctl);
+  p.ring_bytes = qs + 3 < 64 ? 4ull << (qs + 1) : 0;
   p.rptr_report = GpuVa((hqd(addr<typename GC::CP_HQD_PQ_RPTR_REPORT_ADDR>()) & ~uint64_t{3}) |
                         (hqd(addr<typename GC::CP_HQD_PQ_RPTR_REPORT_ADDR_HI>()) << 32));
   const uint32_t db = static_cast<uint32_t>(hqd(addr<Db>()));

@@ -44,11 +44,7 @@ uint64_t addr64(std::span<const uint32_t> w, BitField lo, BitField hi) {
 
 Result<CopyQueueDesc> AmdGpu::create_copy_queue(uint64_t ring_bytes) {
   Guard guard(this);
-  if (!config_.host_managed)
-    return make_error(Errc::kUnsupported,
-                      "%s is bare hardware: the driver creates SDMA queues through the "
-                      "SDMAn_QUEUE0 registers",
-                      name().c_str());
+  RG_TRY(require_host_managed());
   auto [ring, ptrs] = RG_TRY(alloc_queue_memory(ring_bytes, "SDMA ring"));
   QueueProgram p;
   p.ring = ring.va;

@@ -41,6 +41,9 @@ constexpr uint64_t kVaSize = 1ull << 44;
 constexpr uint32_t kMecDoorbell = 3;
 constexpr uint32_t kSdmaDoorbell = 0x100, kSdmaDoorbellStep = 0xA;
 constexpr uint32_t kMaxComputeQueues = 32;  // pipes 0..3 x queues 0..7 of ME 1
+// The destructor dequeues with the gc_11_0_0 offsets for both profiles: they are the same.
+static_assert(gc<gc11::CP_HQD_ACTIVE>() == gc<gc12::CP_HQD_ACTIVE>() &&
+              gc<gc11::GRBM_GFX_CNTL>() == gc<gc12::GRBM_GFX_CNTL>());
 
 // A queue's descriptor: the pointer page holds rptr at +0 and wptr at +8.
 template <class Desc>
@@ -240,7 +243,6 @@ Status PciAmdDevice::alloc_all(std::initializer_list<uint64_t> sizes,
     }
     out.push_back(*b);
   }
-  queue_memory_.insert(queue_memory_.end(), out.begin(), out.end());
   return {};
 }
 

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "rawgpu/autogen/amd/pm4_nvd.h"
+#include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
 #include "rawgpu/drivers/pci/config_space.h"
 
 namespace rawgpu::sim {
@@ -313,6 +314,39 @@ TEST_P(AmdPci, ResetDeactivatesQueuesAndClearsRegisters) {
   EXPECT_EQ(gpu.queue_status(q.id).error, "deactivated by a function reset");
   EXPECT_TRUE(fn_->bus_master());  // config space restored around the reset, as VFIO does
   EXPECT_TRUE(has_line(fn_->trace(), "function reset"));
+}
+
+// Hostile HQD programming through BAR5 (the CP_HQD_* offsets are the same in gc_11_0_0 and
+// gc_12_0_0): the queue starts stopped with the reason, never undefined behaviour.
+TEST_P(AmdPci, BadHqdProgrammingStartsAStoppedQueueWithTheReason) {
+  using gc = autogen::amd::gc_11_0_0;
+  pci::Mmio* regs = fn_->map_bar(5).value();
+  auto wr = [&](uint32_t reg, uint32_t v) { regs->wr32(4ull * reg, v); };
+  constexpr uint32_t kSeg0 = 0x1260, kSeg1 = 0xA000;
+  using Sel = gc::GRBM_GFX_CNTL;
+  using Db = gc::CP_HQD_PQ_DOORBELL_CONTROL;
+  struct Case {
+    uint32_t me, queue_size, doorbell;
+    const char* want;
+  };
+  const Case cases[] = {
+      {1, 63, Db::encode(Db::DOORBELL_OFFSET(6) | Db::DOORBELL_EN(1)), "QUEUE_SIZE 63"},
+      {1, 9, Db::encode(Db::DOORBELL_OFFSET(6)), "DOORBELL_EN 0"},
+      {1, 9, Db::encode(Db::DOORBELL_OFFSET(7) | Db::DOORBELL_EN(1)), "not a 64-bit doorbell"},
+      {0, 9, Db::encode(Db::DOORBELL_OFFSET(6) | Db::DOORBELL_EN(1)), "MEID 0"},
+  };
+  for (const Case& c : cases) {
+    wr(kSeg1 + Sel::kInfo.offset, Sel::encode(Sel::MEID(c.me) | Sel::QUEUEID(3)));
+    wr(kSeg0 + gc::CP_HQD_PQ_CONTROL::kInfo.offset, c.queue_size);
+    wr(kSeg0 + Db::kInfo.offset, c.doorbell);
+    wr(kSeg0 + gc::CP_HQD_ACTIVE::kInfo.offset, 1);
+    const uint32_t id = static_cast<uint32_t>(fn_->gpu().compute_queue_count() - 1);
+    const QueueStatus st = fn_->gpu().queue_status(id);
+    EXPECT_TRUE(st.stopped) << c.want;
+    EXPECT_NE(st.error.find(c.want), std::string::npos) << st.error;
+  }
+  // The stop reasons reach a driver as decoded text.
+  EXPECT_NE(fn_->gpu().queue_errors().find("QUEUE_SIZE 63"), std::string::npos);
 }
 
 TEST(AmdPciConfig, RejectsABar0SizeTheFunctionCannotHave) {

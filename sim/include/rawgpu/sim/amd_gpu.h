@@ -236,6 +236,8 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   void sdma_rb_cntl(unsigned engine, uint32_t value);
   void program_vm_context(uint64_t root, GpuVa start, uint64_t size);
   uint32_t hqd_selection() const;  // GRBM_GFX_CNTL's me/pipe/queue
+  // kUnsupported on bare hardware (the host-managed calls).
+  Status require_host_managed() const;
   uint32_t start_compute_queue(QueueProgram p);
   // A ring of `ring_bytes` (validated; `what` names it in the error) and its pointer page, in
   // host memory: both or neither (host-managed path).

@@ -91,7 +91,8 @@ class PciAmdDevice final : public AmdDevice {
   template <class GC>
   FaultState read_fault() const;
   Status free_allocation(Allocation& a);
-  // Host buffers of these sizes, all or none (a failure frees the ones made).
+  // Host buffers of these sizes, all or none (a failure frees the ones made). Queue memory
+  // (rings, pointer pages, MQDs) lives until close, with every other allocation.
   Status alloc_all(std::initializer_list<uint64_t> sizes, std::vector<DeviceBuffer>& out);
 
   pci::PciDevice& dev_;
@@ -108,7 +109,6 @@ class PciAmdDevice final : public AmdDevice {
   std::map<uint64_t, Allocation> allocations_;  // by handle
   uint64_t next_handle_ = 1;
   uint32_t compute_queues_ = 0, copy_queues_ = 0;
-  std::vector<DeviceBuffer> queue_memory_;  // rings, pointer pages, MQDs (freed at close)
 };
 
 }  // namespace rawgpu::drivers::amd
