@@ -20,9 +20,6 @@ namespace rawgpu::sim {
 namespace pm4 = autogen::amd::pm4_nvd;
 using gc = autogen::amd::gc_11_0_0;
 using gc12 = autogen::amd::gc_12_0_0;
-using drivers::amd::BufferPlacement;
-using drivers::amd::ComputeQueueDesc;
-using drivers::amd::DeviceBuffer;
 
 namespace {
 constexpr uint64_t kPage = 4096;
@@ -36,6 +33,17 @@ constexpr uint32_t kFaultRw = 1u << 18;
 template <class R>
 constexpr uint32_t sh(R) {
   return R::kInfo.offset + drivers::amd::kGc11Seg0Base - pm4::PACKET3_SET_SH_REG_START;
+}
+
+// SQ wave-error types (SOC21 SQ_INTERRUPT_WORD_ERROR context 0 bits 24:21, emulation.md §2.11);
+// the fault plan's rule value selects one (anything else: ILLEGAL_INST).
+const char* wave_error_name(uint32_t type) {
+  switch (type) {
+    case 0: return "EDC_FUE";
+    case 2: return "MEMVIOL";
+    case 3: return "EDC_FED";
+    default: return "ILLEGAL_INST";
+  }
 }
 
 const char* opcode_name(uint32_t op) {
@@ -57,12 +65,9 @@ const char* opcode_name(uint32_t op) {
 }  // namespace
 
 struct AmdGpu::HostPage {
-  std::unique_ptr<uint8_t[]> storage;  // host buffers
-  uint8_t* cpu = nullptr;              // 4 KiB-aligned start inside storage
+  uint8_t* cpu = nullptr;  // 4 KiB aligned
   uint64_t bus = 0;
   uint64_t size = 0;
-  GpuVa va;
-  std::optional<memory::VirtMapping> vram;  // VRAM buffers
 };
 
 namespace {
@@ -104,7 +109,7 @@ std::string AmdGpu::name() const {
   return config_.gc_version >= 120000 ? "sim:gfx1201" : "sim:gfx1100";
 }
 
-Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config) {
+Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config, FaultPlan* faults) {
   if (config.gc_version != 110000 && config.gc_version != 120001) {
     return make_error(Errc::kUnsupported,
                       "simulated GC version %u: use 110000 (gfx1100) or "
@@ -119,6 +124,7 @@ Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config) {
   }
   std::unique_ptr<AmdGpu> gpu(new AmdGpu());
   gpu->config_ = config;
+  gpu->faults_ = faults;
   // Flat, reserved but not committed: pages cost memory when first touched and read 0 before
   // (a BAR0 window hands out direct pointers into it).
   void* vram = mmap(nullptr, config.vram_size, PROT_READ | PROT_WRITE,
@@ -138,21 +144,6 @@ Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config) {
   gpu->codec_ = memory::make_codec(format);  // the MMU's view of the PTE formats
   gpu->function_reset();                     // power-on register state
   gpu->bus_master_ = true;
-  if (config.host_managed) {
-    const GpuVa va_base(0x1000000000);
-    constexpr uint64_t kVaSize = uint64_t{1} << 44;
-    gpu->va_ = std::make_unique<memory::AddressAllocator<GpuVa>>(
-        RG_TRY(memory::AddressAllocator<GpuVa>::create(va_base, kVaSize, kPage)));
-    memory::MemoryManagerConfig mc;
-    mc.format = format;
-    mc.vram_size = config.vram_size;
-    mc.boot_size = 4ull << 20;
-    mc.va_base = va_base;
-    gpu->mm_ = RG_TRY(memory::MemoryManager::create(mc, *gpu->vram_, *gpu->va_));
-    gpu->mm_->finish_boot();
-    // As a driver would: VM context 0 over the simulator's own page tables.
-    gpu->program_vm_context(gpu->mm_->page_table().root().raw(), va_base, kVaSize);
-  }
   // Bus addresses for host pages (the IOMMU-less DMA space of the simulated host).
   gpu->bus_ = std::make_unique<memory::AddressAllocator<BusAddr>>(
       RG_TRY(memory::AddressAllocator<BusAddr>::create(BusAddr(0x100000000), 1ull << 40, kPage)));
@@ -173,7 +164,6 @@ AmdGpu::~AmdGpu() {
     cv_.notify_all();
     thread_.join();
   }
-  mm_.reset();  // writes page tables into VRAM on its way out
   vram_.reset();
   if (vram_base_ != nullptr) munmap(vram_base_, config_.vram_size);
 }
@@ -186,12 +176,7 @@ Result<BusAddr> AmdGpu::attach_dma(uint8_t* host, uint64_t size) {
                       "DMA memory must be 4 KiB aligned and a multiple of 4 KiB");
   }
   const BusAddr bus = RG_TRY(bus_->alloc(size, kPage));
-  auto page = std::make_unique<HostPage>();
-  page->cpu = host;
-  page->bus = bus.raw();
-  page->size = size;
-  host_pages_[page->bus] = page.get();
-  dma_pages_[page->bus] = std::move(page);
+  dma_pages_[bus.raw()] = HostPage{host, bus.raw(), size};
   return bus;
 }
 
@@ -203,7 +188,6 @@ Status AmdGpu::detach_dma(BusAddr bus) {
                       hex(bus.raw()).c_str());
   }
   RG_TRY(bus_->free(bus));
-  host_pages_.erase(bus.raw());
   dma_pages_.erase(it);
   return {};
 }
@@ -243,15 +227,6 @@ void AmdGpu::function_reset() {
   regs_[kConfigMemsize] = static_cast<uint32_t>(config_.vram_size >> 20);
 }
 
-Status AmdGpu::require_host_managed() const {
-  if (config_.host_managed) return {};
-  return make_error(Errc::kUnsupported,
-                    "%s is bare hardware (AmdGpuConfig::host_managed false): the driver "
-                    "allocates memory and creates queues through the PCI function (its "
-                    "VM-context, HQD and SDMA queue registers)",
-                    name().c_str());
-}
-
 size_t AmdGpu::compute_queue_count() const {
   Guard guard(this);
   return queues_.size();
@@ -266,170 +241,27 @@ void AmdGpu::record_dma_fault(uint64_t bus, bool write, const char* reason) {
   if (dma_faults_.size() < kKept) dma_faults_.push_back({bus, write, reason});
 }
 
-Result<DeviceBuffer> AmdGpu::alloc(uint64_t size, BufferPlacement placement) {
-  Guard guard(this);
-  RG_TRY(require_host_managed());
-  if (size == 0) return make_error(Errc::kInvalidArgument, "buffer size 0");
-  uint64_t bytes = RG_TRY(checked_add(size, kPage - 1)) & ~(kPage - 1);
-  auto page = std::make_unique<HostPage>();
-  page->size = bytes;
-  if (placement == BufferPlacement::kVram) {
-    page->vram = RG_TRY(mm_->valloc(bytes));
-    page->va = page->vram->va;
-  } else {
-    const BusAddr bus = RG_TRY(bus_->alloc(bytes, kPage));
-    auto va = va_->alloc(bytes, kPage);
-    if (!va) {
-      (void)bus_->free(bus);
-      return std::move(va).take_error();
-    }
-    page->storage.reset(new (std::nothrow) uint8_t[bytes + kPage]);
-    if (!page->storage) {
-      (void)bus_->free(bus);
-      (void)va_->free(*va);
-      return make_error(Errc::kOutOfMemory, "no host memory for a %s buffer",
-                        format_bytes(bytes).c_str());
-    }
-    const uintptr_t p = reinterpret_cast<uintptr_t>(page->storage.get());
-    page->cpu = reinterpret_cast<uint8_t*>((p + kPage - 1) & ~uintptr_t{kPage - 1});
-    std::memset(page->cpu, 0, bytes);
-    page->bus = bus.raw();
-    page->va = *va;
-    memory::PageAttrs attrs;
-    attrs.aperture = memory::Aperture::kSystem;
-    attrs.snooped = true;
-    const AddrRange<BusAddr> chunk{bus, bytes};
-    if (Status st = mm_->map_range(*va, std::span(&chunk, 1), attrs); !st) {
-      (void)bus_->free(bus);
-      (void)va_->free(*va);
-      return std::move(st).take_error();
-    }
-    host_pages_[page->bus] = page.get();
-  }
-  DeviceBuffer b;
-  b.va = page->va;
-  b.size = bytes;
-  b.cpu = page->cpu;
-  b.placement = placement;
-  b.handle = next_handle_++;
-  buffers_[b.handle] = std::move(page);
-  return b;
-}
-
-Result<DeviceBuffer> AmdGpu::map_external(uint8_t* cpu, uint64_t size) {
-  Guard guard(this);
-  RG_TRY(require_host_managed());
-  if (cpu == nullptr || reinterpret_cast<uintptr_t>(cpu) % kPage != 0 || size == 0 ||
-      size % kPage != 0) {
-    return make_error(Errc::kInvalidArgument,
-                      "external mapping must be 4 KiB aligned and a multiple of 4 KiB");
-  }
-  auto page = std::make_unique<HostPage>();
-  page->size = size;
-  const BusAddr bus = RG_TRY(bus_->alloc(size, kPage));
-  auto va = va_->alloc(size, kPage);
-  if (!va) {
-    (void)bus_->free(bus);
-    return std::move(va).take_error();
-  }
-  page->cpu = cpu;
-  page->bus = bus.raw();
-  page->va = *va;
-  memory::PageAttrs attrs;
-  attrs.aperture = memory::Aperture::kSystem;
-  attrs.snooped = true;
-  const AddrRange<BusAddr> chunk{bus, size};
-  if (Status st = mm_->map_range(*va, std::span(&chunk, 1), attrs); !st) {
-    (void)bus_->free(bus);
-    (void)va_->free(*va);
-    return std::move(st).take_error();
-  }
-  host_pages_[page->bus] = page.get();
-  DeviceBuffer b;
-  b.va = page->va;
-  b.size = size;
-  b.cpu = cpu;
-  b.placement = BufferPlacement::kHost;
-  b.handle = next_handle_++;
-  buffers_[b.handle] = std::move(page);
-  return b;
-}
-
-Status AmdGpu::free(const DeviceBuffer& buffer) {
-  Guard guard(this);
-  RG_TRY(require_host_managed());
-  auto it = buffers_.find(buffer.handle);
-  if (it == buffers_.end()) {
-    return make_error(Errc::kNotFound, "no buffer with handle %llu",
-                      static_cast<unsigned long long>(buffer.handle));
-  }
-  HostPage& p = *it->second;
-  if (p.vram) {
-    RG_TRY(mm_->vfree(*p.vram));
-  } else {
-    RG_TRY(mm_->unmap_range(p.va, p.size));
-    RG_TRY(va_->free(p.va));
-    RG_TRY(bus_->free(BusAddr(p.bus)));
-    host_pages_.erase(p.bus);
-  }
-  buffers_.erase(it);
-  return {};
-}
-
-Result<ComputeQueueDesc> AmdGpu::create_compute_queue(uint64_t ring_bytes) {
-  Guard guard(this);
-  RG_TRY(require_host_managed());
-  auto [ring, ptrs] = RG_TRY(alloc_queue_memory(ring_bytes, "ring"));
-  QueueProgram p;
-  p.ring = ring.va;
-  p.ring_bytes = ring_bytes;
-  p.rptr_report = ptrs.va;
-  p.doorbell = 3 + static_cast<uint32_t>(queues_.size());  // MEC doorbells from 3 (amd.md §8)
-  Queue& q = *queues_[start_compute_queue(std::move(p))];
-  q.ptrs = ptrs;
-  q.desc.ring = ring;
-  q.desc.rptr = reinterpret_cast<volatile uint64_t*>(q.ptrs.cpu);
-  q.desc.wptr = reinterpret_cast<volatile uint64_t*>(q.ptrs.cpu + 8);
-  return q.desc;
-}
-
-Result<std::pair<DeviceBuffer, DeviceBuffer>> AmdGpu::alloc_queue_memory(uint64_t ring_bytes,
-                                                                         const char* what) {
-  if (ring_bytes < kPage || !is_pow2(ring_bytes) || ring_bytes > (1ull << 30)) {
-    return make_error(Errc::kInvalidArgument,
-                      "%s size 0x%llx: must be a power of two in [4 KiB, 1 GiB]", what,
-                      static_cast<unsigned long long>(ring_bytes));
-  }
-  const DeviceBuffer ring = RG_TRY(alloc(ring_bytes, BufferPlacement::kHost));
-  auto ptrs = alloc(kPage, BufferPlacement::kHost);
-  if (!ptrs) {
-    (void)free(ring);
-    return std::move(ptrs).take_error();
-  }
-  return std::make_pair(ring, *ptrs);
-}
-
 void AmdGpu::ring_doorbell(uint32_t index, uint64_t value) {
   Guard guard(this);
   if (threaded_) {
     for (auto& q : queues_) {
-      if (q->active && q->desc.doorbell == index) q->doorbell_wptr = value;
+      if (q->active && q->doorbell == index) q->doorbell_wptr = value;
     }
     for (auto& q : sdma_queues_) {
-      if (q->active && q->desc.doorbell == index) q->doorbell_wptr = value;
+      if (q->active && q->doorbell == index) q->doorbell_wptr = value;
     }
     ++doorbell_seq_;
     cv_.notify_one();
     return;
   }
   for (auto& q : queues_) {
-    if (q->active && q->desc.doorbell == index) {
+    if (q->active && q->doorbell == index) {
       q->doorbell_wptr = value;
       if (config_.process_on_doorbell) run_queue(*q);
     }
   }
   for (auto& q : sdma_queues_) {
-    if (q->active && q->desc.doorbell == index) {
+    if (q->active && q->doorbell == index) {
       q->doorbell_wptr = value;
       if (config_.process_on_doorbell) run_sdma(*q);
     }
@@ -471,15 +303,16 @@ drivers::amd::FaultState AmdGpu::fault_state() const {
 std::string AmdGpu::queue_errors() const {
   Guard guard(this);
   std::string text;
+  // Only queues still active: a dequeued or reset queue is gone from the hardware.
   for (const auto& q : queues_) {
-    if (!q->status.stopped) continue;
+    if (!q->status.stopped || !q->active) continue;
     if (!text.empty()) text += "; ";
-    text += strformat("queue %u stopped: %s", q->desc.id, q->status.error.c_str());
+    text += strformat("queue %u stopped: %s", q->id, q->status.error.c_str());
   }
   for (const auto& q : sdma_queues_) {
-    if (!q->status.stopped) continue;
+    if (!q->status.stopped || !q->active) continue;
     if (!text.empty()) text += "; ";
-    text += strformat("copy queue %u stopped: %s", q->desc.id, q->status.error.c_str());
+    text += strformat("copy queue %u stopped: %s", q->id, q->status.error.c_str());
   }
   return text;
 }
@@ -549,13 +382,13 @@ uint8_t* AmdGpu::backing(const Leaf& leaf, uint64_t pa, uint64_t bytes) {
     if (pa >= vram_->size()) return nullptr;
     return reinterpret_cast<uint8_t*>(vram_->words(VramAddr(pa & ~uint64_t{7}), 8)) + (pa & 7);
   }
-  auto it = host_pages_.upper_bound(pa);
-  if (it == host_pages_.begin()) return nullptr;
+  auto it = dma_pages_.upper_bound(pa);
+  if (it == dma_pages_.begin()) return nullptr;
   --it;
-  if (pa - it->first >= it->second->size || bytes > it->second->size - (pa - it->first)) {
+  if (pa - it->first >= it->second.size || bytes > it->second.size - (pa - it->first)) {
     return nullptr;
   }
-  return it->second->cpu + (pa - it->first);
+  return it->second.cpu + (pa - it->first);
 }
 
 Result<uint8_t*> AmdGpu::translate(GpuVa va, bool write, bool exec) {
@@ -565,6 +398,12 @@ Result<uint8_t*> AmdGpu::translate(GpuVa va, bool write, bool exec) {
     return make_error(Errc::kHardware, "VM fault: %s %s at %s", write ? "write" : "read", what,
                       hex(va.raw()).c_str());
   };
+  if (faults_ != nullptr && faults_->watches(FaultRule::Trigger::kVaAccess)) {
+    FaultRule r;
+    if (faults_->fire(FaultRule::Trigger::kVaAccess, 0, &r, va.raw()) &&
+        r.action == FaultRule::Action::kVmFault)
+      return fault(kFaultPermissionLsb, "refused by the fault plan");
+  }
   Leaf leaf;
   uint32_t status = 0;
   if (const char* what = walk(va, leaf, status)) return fault(status, what);
@@ -586,6 +425,8 @@ Result<uint8_t*> AmdGpu::translate(GpuVa va, bool write, bool exec) {
 
 std::optional<AmdGpu::PageHost> AmdGpu::page_host(GpuVa va) {
   Guard guard(this);
+  // A page the fault plan watches goes through translate() on every access.
+  if (faults_ != nullptr && faults_->covers(va.raw() & ~(kPage - 1), kPage)) return std::nullopt;
   Leaf leaf;
   uint32_t status = 0;
   if (walk(va, leaf, status) != nullptr) return std::nullopt;
@@ -639,11 +480,19 @@ Status AmdGpu::write64(GpuVa va, uint64_t value) {
   return {};
 }
 
+bool AmdGpu::hang_injected(FaultRule::Trigger t, Queue& q) {
+  if (faults_ == nullptr || !faults_->watches(t)) return false;
+  FaultRule r;
+  if (!faults_->fire(t, q.id, &r) || r.action != FaultRule::Action::kHang) return false;
+  q.status.hung = q.status.waiting = true;  // busy forever: only a reset ends it
+  return true;
+}
+
 void AmdGpu::run_queue(Queue& q) {
-  while (!q.status.stopped) {
+  while (!q.status.stopped && !q.status.hung) {
     if (q.ibs.empty()) {
       if (q.rptr == q.doorbell_wptr) break;
-      const uint64_t ring_dw = q.desc.ring.size / 4;
+      const uint64_t ring_dw = q.ring_bytes / 4;
       if (q.doorbell_wptr < q.rptr || q.doorbell_wptr - q.rptr > ring_dw) {
         q.status.stopped = true;
         q.status.error = strformat("wptr %llu is not within one ring (%llu dwords) of rptr %llu",
@@ -664,12 +513,12 @@ void AmdGpu::run_queue(Queue& q) {
 
 bool AmdGpu::step(Queue& q) {
   const bool in_ib = !q.ibs.empty();
-  const uint64_t ring_dw = q.desc.ring.size / 4;
+  const uint64_t ring_dw = q.ring_bytes / 4;
   // Where the packet starts and how many dwords are available to it.
   uint64_t avail = in_ib ? q.ibs.back().size - q.ibs.back().pos : q.doorbell_wptr - q.rptr;
   auto addr_of = [&](uint64_t i) -> GpuVa {
     if (in_ib) return q.ibs.back().base + 4 * (q.ibs.back().pos + i);
-    return q.desc.ring.va + 4 * ((q.rptr + i) % ring_dw);  // PM4 packets may straddle the end
+    return q.ring + 4 * ((q.rptr + i) % ring_dw);  // PM4 packets may straddle the end
   };
   auto stop = [&](std::string why) {
     // Formatted only on error: the hot path builds no strings.
@@ -790,6 +639,7 @@ bool AmdGpu::step(Queue& q) {
       }
       case pm4::PACKET3_WAIT_REG_MEM: {
         if (!need(6)) return bad_len(6);
+        if (!q.status.waiting && hang_injected(FaultRule::Trigger::kWaitRegMem, q)) return false;
         const uint32_t fn = body[0] & 7;
         const bool mem = (body[0] & (1u << 4)) != 0;
         const uint32_t operation = (body[0] >> 6) & 3;
@@ -879,6 +729,18 @@ bool AmdGpu::step(Queue& q) {
         }
         if (executor_ == nullptr)
           return stop("DISPATCH_DIRECT but no dispatch executor is installed");
+        if (faults_ != nullptr && faults_->watches(FaultRule::Trigger::kDispatch)) {
+          FaultRule r;
+          if (faults_->fire(FaultRule::Trigger::kDispatch, q.id, &r)) {
+            if (r.action == FaultRule::Action::kHang) {
+              q.status.hung = q.status.waiting = true;
+              return false;
+            }
+            if (r.action == FaultRule::Action::kWaveError)
+              return stop(
+                  strformat("dispatch: wave error %s (fault plan)", wave_error_name(r.value)));
+          }
+        }
         if (Status st = executor_->execute(s); !st)
           return stop("dispatch: " + st.error().to_string());
         clock_ += executor_->last_dispatch_ticks();

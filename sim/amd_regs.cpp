@@ -124,34 +124,6 @@ void AmdGpu::on_register_write(uint32_t reg, uint32_t value) {
 }
 
 template <class GC>
-void AmdGpu::program_vm_context_as(uint64_t root, GpuVa start, uint64_t size) {
-  using Cntl = typename GC::GCVM_CONTEXT0_CNTL;
-  const uint64_t first = start.raw() >> 12, last = (start.raw() + size - 1) >> 12;
-  write_reg(addr<typename GC::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_LO32>(),
-            static_cast<uint32_t>(root | 1));
-  write_reg(addr<typename GC::GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR_HI32>(),
-            static_cast<uint32_t>(root >> 32));
-  write_reg(addr<typename GC::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_LO32>(),
-            static_cast<uint32_t>(first));
-  write_reg(addr<typename GC::GCVM_CONTEXT0_PAGE_TABLE_START_ADDR_HI32>(),
-            static_cast<uint32_t>(first >> 32));
-  write_reg(addr<typename GC::GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_LO32>(),
-            static_cast<uint32_t>(last));
-  write_reg(addr<typename GC::GCVM_CONTEXT0_PAGE_TABLE_END_ADDR_HI32>(),
-            static_cast<uint32_t>(last >> 32));
-  write_reg(addr<Cntl>(),
-            Cntl::encode(Cntl::ENABLE_CONTEXT(1) | Cntl::PAGE_TABLE_DEPTH(codec_->last_level()) |
-                         Cntl::PAGE_TABLE_BLOCK_SIZE(0)));
-}
-
-void AmdGpu::program_vm_context(uint64_t root, GpuVa start, uint64_t size) {
-  if (config_.gc_version >= 120000)
-    program_vm_context_as<gc12>(root, start, size);
-  else
-    program_vm_context_as<gc11>(root, start, size);
-}
-
-template <class GC>
 void AmdGpu::activate_hqd(uint32_t sel) {
   auto hqd = [&](uint32_t reg) {
     auto it = hqd_regs_.find((uint64_t{sel} << 32) | reg);
@@ -241,32 +213,32 @@ void AmdGpu::sdma_rb_cntl(unsigned e, uint32_t value) {
 
 uint32_t AmdGpu::start_compute_queue(QueueProgram p) {
   auto q = std::make_unique<Queue>();
-  q->desc.ring.va = p.ring;
-  q->desc.ring.size = p.ring_bytes;
-  q->desc.doorbell = p.doorbell;
-  q->desc.id = static_cast<uint32_t>(queues_.size());
+  q->ring = p.ring;
+  q->ring_bytes = p.ring_bytes;
+  q->doorbell = p.doorbell;
+  q->id = static_cast<uint32_t>(queues_.size());
   q->rptr_report = p.rptr_report;
   if (!p.error.empty()) {
     q->status.stopped = true;
     q->status.error = std::move(p.error);
   }
   queues_.push_back(std::move(q));
-  return queues_.back()->desc.id;
+  return queues_.back()->id;
 }
 
 uint32_t AmdGpu::start_copy_queue(QueueProgram p) {
   auto q = std::make_unique<SdmaQueue>();
-  q->desc.ring.va = p.ring;
-  q->desc.ring.size = p.ring_bytes;
-  q->desc.doorbell = p.doorbell;
-  q->desc.id = static_cast<uint32_t>(sdma_queues_.size());
+  q->ring = p.ring;
+  q->ring_bytes = p.ring_bytes;
+  q->doorbell = p.doorbell;
+  q->id = static_cast<uint32_t>(sdma_queues_.size());
   q->rptr_report = p.rptr_report;
   if (!p.error.empty()) {
     q->status.stopped = true;
     q->status.error = std::move(p.error);
   }
   sdma_queues_.push_back(std::move(q));
-  return sdma_queues_.back()->desc.id;
+  return sdma_queues_.back()->id;
 }
 
 }  // namespace rawgpu::sim

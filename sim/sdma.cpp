@@ -13,9 +13,6 @@
 namespace rawgpu::sim {
 
 namespace sd = autogen::amd::sdma_v6;
-using drivers::amd::BufferPlacement;
-using drivers::amd::CopyQueueDesc;
-using drivers::amd::DeviceBuffer;
 
 namespace {
 constexpr uint64_t kPage = 4096;
@@ -42,23 +39,6 @@ uint64_t addr64(std::span<const uint32_t> w, BitField lo, BitField hi) {
 }
 }  // namespace
 
-Result<CopyQueueDesc> AmdGpu::create_copy_queue(uint64_t ring_bytes) {
-  Guard guard(this);
-  RG_TRY(require_host_managed());
-  auto [ring, ptrs] = RG_TRY(alloc_queue_memory(ring_bytes, "SDMA ring"));
-  QueueProgram p;
-  p.ring = ring.va;
-  p.ring_bytes = ring_bytes;
-  p.rptr_report = ptrs.va;
-  p.doorbell = kSdmaDoorbellBase + kSdmaDoorbellStep * static_cast<uint32_t>(sdma_queues_.size());
-  SdmaQueue& q = *sdma_queues_[start_copy_queue(std::move(p))];
-  q.desc.ring = ring;
-  q.ptrs = ptrs;
-  q.desc.rptr = reinterpret_cast<volatile uint64_t*>(q.ptrs.cpu);
-  q.desc.wptr = reinterpret_cast<volatile uint64_t*>(q.ptrs.cpu + 8);
-  return q.desc;
-}
-
 QueueStatus AmdGpu::copy_queue_status(uint32_t queue_id) const {
   Guard guard(this);
   RG_CHECK(queue_id < sdma_queues_.size());
@@ -82,7 +62,7 @@ Status AmdGpu::copy(GpuVa dst, GpuVa src, uint64_t bytes) {
 }
 
 void AmdGpu::run_sdma(SdmaQueue& q) {
-  const uint64_t ring = q.desc.ring.size;
+  const uint64_t ring = q.ring_bytes;
   while (!q.status.stopped) {
     if (!q.in_ib) {
       if (q.rptr == q.doorbell_wptr) break;
@@ -105,7 +85,7 @@ void AmdGpu::run_sdma(SdmaQueue& q) {
 }
 
 bool AmdGpu::step_sdma(SdmaQueue& q) {
-  const uint64_t ring = q.desc.ring.size;
+  const uint64_t ring = q.ring_bytes;
   const bool in_ib = q.in_ib;
   // Dwords available to this packet: up to the IB end, or up to wptr and the ring end (SDMA
   // packets never straddle the end of the ring).
@@ -113,7 +93,7 @@ bool AmdGpu::step_sdma(SdmaQueue& q) {
       in_ib ? q.ib_size - q.ib_pos : std::min(q.doorbell_wptr - q.rptr, ring - q.rptr % ring) / 4;
   auto addr_of = [&](uint64_t i) -> GpuVa {
     if (in_ib) return q.ib_base + 4 * (q.ib_pos + i);
-    return q.desc.ring.va + (q.rptr % ring + 4 * i);
+    return q.ring + (q.rptr % ring + 4 * i);
   };
   auto stop = [&](std::string why) {
     const std::string where =

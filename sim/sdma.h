@@ -30,11 +30,12 @@ constexpr uint32_t kShWindow =
 constexpr uint32_t kUconfigWindow = autogen::amd::pm4_nvd::PACKET3_SET_UCONFIG_REG_END -
                                     autogen::amd::pm4_nvd::PACKET3_SET_UCONFIG_REG_START;
 
-// A compute queue. desc.ring.va/size, desc.doorbell and desc.id are what the engine uses;
-// desc's host pointers and `ptrs` exist only for queues made by the host-managed path.
+// A compute queue, as its HQD registers programmed it.
 struct AmdGpu::Queue {
-  drivers::amd::ComputeQueueDesc desc;
-  drivers::amd::DeviceBuffer ptrs;
+  uint32_t id = 0;  // activation order (queue_status)
+  GpuVa ring;
+  uint64_t ring_bytes = 0;
+  uint32_t doorbell = 0;
   GpuVa rptr_report;   // the engine writes its read pointer here (CP_HQD_PQ_RPTR_REPORT_ADDR)
   bool active = true;  // false once dequeued (CP_HQD_ACTIVE 0): doorbells are ignored
   uint64_t rptr = 0;
@@ -50,9 +51,12 @@ struct AmdGpu::Queue {
   QueueStatus status;
 };
 
+// An SDMA queue 0 of an engine, as its SDMAn_QUEUE0_* registers programmed it.
 struct AmdGpu::SdmaQueue {
-  drivers::amd::CopyQueueDesc desc;
-  drivers::amd::DeviceBuffer ptrs;
+  uint32_t id = 0;
+  GpuVa ring;
+  uint64_t ring_bytes = 0;  // bytes
+  uint32_t doorbell = 0;
   GpuVa rptr_report;  // SDMAn_QUEUE0_RB_RPTR_ADDR
   bool active = true;
   uint64_t rptr = 0;  // bytes

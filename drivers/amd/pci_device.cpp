@@ -192,41 +192,55 @@ void PciAmdDevice::program_vm(uint64_t root, GpuVa start, uint64_t size) {
 Result<DeviceBuffer> PciAmdDevice::alloc(uint64_t size, BufferPlacement placement) {
   if (size == 0) return make_error(Errc::kInvalidArgument, "%s: buffer of 0 bytes", name_.c_str());
   const uint64_t bytes = RG_TRY(checked_add(size, kPage - 1)) & ~(kPage - 1);
+  if (placement == BufferPlacement::kHost) return map_host(RG_TRY(dev_.alloc_dma(bytes)));
   Allocation a;
   a.size = bytes;
+  a.vram = RG_TRY(mm_->valloc(bytes));
+  a.va = a.vram->va;
   DeviceBuffer b;
-  if (placement == BufferPlacement::kVram) {
-    a.vram = RG_TRY(mm_->valloc(bytes));
-    a.va = a.vram->va;
-  } else {
-    a.dma = RG_TRY(dev_.alloc_dma(bytes));
-    auto va = va_->alloc(bytes, kPage);
-    if (!va) {
-      (void)dev_.free_dma(*a.dma);
-      return std::move(va).take_error();
-    }
-    a.va = *va;
-    // The bus pages as runs of contiguous addresses (one run under an IOMMU).
-    std::vector<AddrRange<BusAddr>> runs;
-    for (uint64_t bus : a.dma->bus_pages) {
-      if (!runs.empty() && runs.back().base.raw() + runs.back().size == bus)
-        runs.back().size += kPage;
-      else
-        runs.push_back({BusAddr(bus), kPage});
-    }
-    memory::PageAttrs attrs;
-    attrs.aperture = memory::Aperture::kSystem;
-    attrs.snooped = true;
-    if (Status st = mm_->map_range(a.va, runs, attrs); !st) {
-      (void)va_->free(a.va);
-      (void)dev_.free_dma(*a.dma);
-      return std::move(st).take_error();
-    }
-    b.cpu = a.dma->host;
-  }
   b.va = a.va;
   b.size = bytes;
   b.placement = placement;
+  b.handle = next_handle_++;
+  allocations_.emplace(b.handle, std::move(a));
+  return b;
+}
+
+Result<DeviceBuffer> PciAmdDevice::map_external(uint8_t* host, uint64_t size) {
+  return map_host(RG_TRY(dev_.map_dma(host, size)));
+}
+
+Result<DeviceBuffer> PciAmdDevice::map_host(pci::DmaBuffer dma) {
+  Allocation a;
+  a.size = dma.size;
+  a.dma = std::move(dma);
+  auto va = va_->alloc(a.size, kPage);
+  if (!va) {
+    (void)dev_.free_dma(*a.dma);
+    return std::move(va).take_error();
+  }
+  a.va = *va;
+  // The bus pages as runs of contiguous addresses (one run under an IOMMU).
+  std::vector<AddrRange<BusAddr>> runs;
+  for (uint64_t bus : a.dma->bus_pages) {
+    if (!runs.empty() && runs.back().base.raw() + runs.back().size == bus)
+      runs.back().size += kPage;
+    else
+      runs.push_back({BusAddr(bus), kPage});
+  }
+  memory::PageAttrs attrs;
+  attrs.aperture = memory::Aperture::kSystem;
+  attrs.snooped = true;
+  if (Status st = mm_->map_range(a.va, runs, attrs); !st) {
+    (void)va_->free(a.va);
+    (void)dev_.free_dma(*a.dma);
+    return std::move(st).take_error();
+  }
+  DeviceBuffer b;
+  b.cpu = a.dma->host;
+  b.va = a.va;
+  b.size = a.size;
+  b.placement = BufferPlacement::kHost;
   b.handle = next_handle_++;
   allocations_.emplace(b.handle, std::move(a));
   return b;

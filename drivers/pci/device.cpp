@@ -69,4 +69,12 @@ Status PciDevice::resize_bar(int index, uint64_t size) {
                     name().c_str(), index, format_bytes(size).c_str());
 }
 
+Result<DmaBuffer> PciDevice::map_dma(uint8_t*, uint64_t size) {
+  return std::move(make_error(Errc::kUnsupported,
+                              "%s: mapping %s of memory it did not allocate for DMA is not "
+                              "supported here",
+                              name().c_str(), format_bytes(size).c_str())
+                       .with_hint("allocate the memory with alloc_dma on this device"));
+}
+
 }  // namespace rawgpu::pci

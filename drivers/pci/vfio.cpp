@@ -96,6 +96,7 @@ struct Region {
 struct DmaMapping {
   uint64_t size = 0;
   uint64_t iova = 0;  // 0 in no-IOMMU mode
+  bool owned = true;  // false: map_dma of the caller's memory (unmapped, never freed)
 };
 
 }  // namespace
@@ -148,8 +149,32 @@ struct VfioPciDevice::State {
                         static_cast<unsigned long long>(m.size));
       if (iova) (void)iova->free(m.iova);
     }
-    sys->munmap(host, m.size);
+    if (m.owned) sys->munmap(host, m.size);
     return st;
+  }
+
+  // IOMMU mapping of `size` bytes at `host` (read/write) at a fresh IOVA: one ioctl.
+  Result<uint64_t> iommu_map(uint8_t* host, uint64_t size) {
+    auto va = iova->alloc(size, size >= kHugeAlign ? kHugeAlign : kDmaPageSize);
+    if (!va) {
+      return make_error(Errc::kOutOfMemory, "%s: no IOVA space for %s of DMA: %s", bdf.c_str(),
+                        format_bytes(size).c_str(), va.error().message().c_str());
+    }
+    vfio_iommu_type1_dma_map map{};
+    map.argsz = sizeof map;
+    map.flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
+    map.vaddr = reinterpret_cast<uintptr_t>(host);
+    map.iova = *va;
+    map.size = size;
+    ++dma_ioctls;
+    if (const int r = ioctl(container, VFIO_IOMMU_MAP_DMA, &map); r < 0) {
+      (void)iova->free(*va);
+      return failh(-r, "VFIO_IOMMU_MAP_DMA",
+                   -r == ENOMEM ? "pinning the pages failed: raise the locked-memory limit "
+                                  "(ulimit -l, LimitMEMLOCK=) or free host memory"
+                                : "");
+    }
+    return *va;
   }
 
   void teardown() {
@@ -571,31 +596,47 @@ Result<DmaBuffer> VfioPciDevice::alloc_dma(uint64_t size) {
     }
     buf.bus_pages = std::move(*pages);
   } else {
-    auto iova = s.iova->alloc(size, size >= kHugeAlign ? kHugeAlign : kDmaPageSize);
+    auto iova = s.iommu_map(host, size);
     if (!iova) {
       s.sys->munmap(host, size);
-      return make_error(Errc::kOutOfMemory, "%s: no IOVA space for %s of DMA: %s", s.bdf.c_str(),
-                        format_bytes(size).c_str(), iova.error().message().c_str());
-    }
-    vfio_iommu_type1_dma_map map{};
-    map.argsz = sizeof map;
-    map.flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
-    map.vaddr = reinterpret_cast<uintptr_t>(host);
-    map.iova = *iova;
-    map.size = size;
-    ++s.dma_ioctls;
-    if (const int r = s.ioctl(s.container, VFIO_IOMMU_MAP_DMA, &map); r < 0) {
-      (void)s.iova->free(*iova);
-      s.sys->munmap(host, size);
-      return s.failh(-r, "VFIO_IOMMU_MAP_DMA",
-                     -r == ENOMEM ? "pinning the pages failed: raise the locked-memory limit "
-                                    "(ulimit -l, LimitMEMLOCK=) or free host memory"
-                                  : "");
+      return std::move(iova).take_error();
     }
     m.iova = *iova;
     buf.bus_pages.resize(size / kDmaPageSize);
     for (size_t i = 0; i < buf.bus_pages.size(); ++i) buf.bus_pages[i] = *iova + i * kDmaPageSize;
   }
+  s.dma.emplace(host, m);
+  return buf;
+}
+
+Result<DmaBuffer> VfioPciDevice::map_dma(uint8_t* host, uint64_t size) {
+  State& s = *s_;
+  if (host == nullptr || reinterpret_cast<uintptr_t>(host) % kDmaPageSize != 0 || size == 0 ||
+      size % kDmaPageSize != 0 || size > (uint64_t{1} << 40))
+    return make_error(Errc::kInvalidArgument,
+                      "%s: DMA mapping of %llu bytes at %p: memory must be 4 KiB aligned and a "
+                      "multiple of 4 KiB",
+                      s.bdf.c_str(), static_cast<unsigned long long>(size),
+                      static_cast<void*>(host));
+  if (s.no_iommu)
+    return std::move(make_error(Errc::kUnsupported,
+                                "%s: no-IOMMU mode cannot map memory rawgpu did not allocate for "
+                                "DMA (it would have to pin it and hand out physical addresses)",
+                                s.bdf.c_str())
+                         .with_hint("allocate it with alloc_dma on this device, or use an IOMMU"));
+  if (s.dma.count(host))
+    return make_error(Errc::kInvalidArgument, "%s: %p is already mapped for DMA", s.bdf.c_str(),
+                      static_cast<void*>(host));
+  const uint64_t iova = RG_TRY(s.iommu_map(host, size));
+  DmaBuffer buf;
+  buf.host = host;
+  buf.size = size;
+  buf.bus_pages.resize(size / kDmaPageSize);
+  for (size_t i = 0; i < buf.bus_pages.size(); ++i) buf.bus_pages[i] = iova + i * kDmaPageSize;
+  DmaMapping m;
+  m.size = size;
+  m.iova = iova;
+  m.owned = false;
   s.dma.emplace(host, m);
   return buf;
 }

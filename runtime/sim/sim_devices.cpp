@@ -10,10 +10,9 @@
 #include <string>
 
 #include "rawgpu/base/log.h"
-#include "rawgpu/drivers/amd/pci_device.h"
 #include "rawgpu/runtime/amd_device.h"
 #include "rawgpu/runtime/registry.h"
-#include "rawgpu/sim/amd_pci.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace rawgpu::runtime {
 namespace {
@@ -26,29 +25,13 @@ std::map<std::string, sim::rdna::Emulator*, std::less<>>& emulators() {
 // `registered`: the device the Tensor API uses (its emulator is the one sim_emulator returns);
 // else a BEAM search device.
 Result<std::unique_ptr<Device>> make_sim_device(const std::string& name, bool registered) {
-  sim::AmdPciConfig pc;
-  pc.gpu = RG_TRY(sim::parse_sim_device(name));
-  pc.gpu.host_managed = false;  // the driver brings memory and queues up through the BARs
-  const sim::AmdGpuConfig& cfg = pc.gpu;
-  std::shared_ptr<sim::AmdPciFunction> fn =
-      RG_TRY_CTX(sim::AmdPciFunction::create(pc), "starting %s", name.c_str());
-  sim::AmdGpu* gpu = &fn->gpu();
-  const bool rdna4 = cfg.gc_version >= 120000;
+  std::shared_ptr<sim::SimGpu> device =
+      RG_TRY_CTX(sim::SimGpu::create(name), "starting %s", name.c_str());
+  sim::AmdGpu* gpu = &device->hw();
+  const bool rdna4 = gpu->gc_version() >= 120000;
   auto emu = std::make_shared<sim::rdna::Emulator>(
       *gpu, rdna4 ? sim::rdna::Target::kGfx1201 : sim::rdna::Target::kGfx1100);
   gpu->set_executor(emu.get());
-  drivers::amd::PciAmdOptions po;
-  po.name = name;
-  // gc_version 0: identified from the function's PCI ids (1002:744c, 1002:7550).
-  po.diagnostics = [gpu] { return gpu->queue_errors(); };
-  std::unique_ptr<drivers::amd::PciAmdDevice> drv =
-      RG_TRY_CTX(drivers::amd::PciAmdDevice::open(*fn, po), "starting %s", name.c_str());
-  // The function outlives the driver (its destructor dequeues and frees through the BARs).
-  std::shared_ptr<drivers::amd::AmdDevice> device(drv.release(),
-                                                  [fn](drivers::amd::AmdDevice* d) mutable {
-                                                    delete d;
-                                                    fn.reset();
-                                                  });
   // RAWGPU_DEBUG=emu=1: per-opcode hit counters from the start (rawgpu demo --stats prints them).
   emu->options().count_opcodes = log::enabled("emu", 1);
   AmdDeviceConfig c;

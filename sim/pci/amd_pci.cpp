@@ -170,18 +170,20 @@ class AmdPciFunction::RegisterWindow final : public pci::Mmio {
 // ---- the function ----
 
 void AmdPciFunction::VirtualClock::sleep_for(Nanos d) {
-  now_ += d;
+  advance(d);
   f_.gpu_->poll();
 }
 
 AmdPciFunction::AmdPciFunction(const AmdPciConfig& config) : config_(config) {}
 AmdPciFunction::~AmdPciFunction() {
+  if (!gpu_) return;
   for (auto& [host, d] : dma_) (void)gpu_->detach_dma(BusAddr(d.bus));
+  gpu_.reset();  // stops its device thread before the fault plan it consults goes
 }
 
 Result<std::unique_ptr<AmdPciFunction>> AmdPciFunction::create(const AmdPciConfig& config) {
   std::unique_ptr<AmdPciFunction> f(new AmdPciFunction(config));
-  f->gpu_ = RG_TRY(AmdGpu::create(config.gpu));
+  f->gpu_ = RG_TRY(AmdGpu::create(config.gpu, &f->plan_));
   f->bar0_max_ = RG_TRY(next_pow2(f->gpu_->vram_size()));
   if (!is_pow2(config.bar0_size) || config.bar0_size < (256ull << 20) ||
       config.bar0_size > f->bar0_max_) {
@@ -436,15 +438,7 @@ Status AmdPciFunction::resize_bar(int index, uint64_t size) {
 }
 
 const FaultRule* AmdPciFunction::fault_for(FaultRule::Trigger trigger, uint32_t target) {
-  const FaultRule* fired = nullptr;
-  for (ActiveRule& a : faults_) {
-    if (a.rule.trigger != trigger || (a.rule.target != ~0u && a.rule.target != target)) continue;
-    const uint64_t n = ++a.seen;
-    const bool in = n >= a.rule.nth && (a.rule.count == 0 || n < a.rule.nth + a.rule.count);
-    if (in && fired == nullptr) fired = &a.rule;
-  }
-  if (fired != nullptr) ++faults_fired_;
-  return fired;
+  return plan_.fire(trigger, target, &fired_) ? &fired_ : nullptr;
 }
 
 Result<pci::DmaBuffer> AmdPciFunction::alloc_dma(uint64_t size) {
@@ -477,10 +471,33 @@ Result<pci::DmaBuffer> AmdPciFunction::alloc_dma(uint64_t size) {
   return b;
 }
 
+Result<pci::DmaBuffer> AmdPciFunction::map_dma(uint8_t* host, uint64_t size) {
+  if (host == nullptr || reinterpret_cast<uintptr_t>(host) % kPage != 0 || size == 0 ||
+      size % kPage != 0)
+    return make_error(Errc::kInvalidArgument,
+                      "%s: DMA mapping of %llu bytes: memory must be 4 KiB aligned and a "
+                      "multiple of 4 KiB",
+                      name().c_str(), static_cast<unsigned long long>(size));
+  if (dma_.count(reinterpret_cast<uintptr_t>(host)))
+    return make_error(Errc::kInvalidArgument, "%s: %p is already mapped for DMA", name().c_str(),
+                      static_cast<void*>(host));
+  Dma d;  // no storage: the caller owns the memory
+  d.bus = RG_TRY(gpu_->attach_dma(host, size)).raw();
+  pci::DmaBuffer b;
+  b.host = host;
+  b.size = size;
+  for (uint64_t o = 0; o < size; o += kPage) b.bus_pages.push_back(d.bus + o);
+  note(strformat("dma map 0x%llx +0x%llx (external)", static_cast<unsigned long long>(d.bus),
+                 static_cast<unsigned long long>(size)));
+  dma_.emplace(reinterpret_cast<uintptr_t>(host), std::move(d));
+  return b;
+}
+
 Status AmdPciFunction::free_dma(const pci::DmaBuffer& buffer) {
   auto it = dma_.find(reinterpret_cast<uintptr_t>(buffer.host));
   if (it == dma_.end() || buffer.bus_pages.empty() || buffer.bus_pages[0] != it->second.bus)
-    return make_error(Errc::kNotFound, "%s: free_dma of a buffer this function did not allocate",
+    return make_error(Errc::kNotFound,
+                      "%s: free_dma of a buffer this function did not allocate or map",
                       name().c_str());
   RG_TRY(gpu_->detach_dma(BusAddr(it->second.bus)));
   note(strformat("dma unmap 0x%llx", static_cast<unsigned long long>(it->second.bus)));

@@ -4,7 +4,7 @@
 
 #include "rawgpu/queues/amd_pm4.h"
 #include "rawgpu/queues/signal.h"
-#include "rawgpu/sim/amd_gpu.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace rawgpu::queues::amd {
 namespace {
@@ -43,7 +43,7 @@ BENCHMARK(BM_EncodeExecSignal);
 
 // wait(v-1) + barrier + exec + signal(v), submitted and executed by the simulator.
 void BM_LaunchOnSim(benchmark::State& state) {
-  auto gpu = std::move(sim::AmdGpu::create().value());
+  auto gpu = std::move(sim::SimGpu::create().value());  // the driver over the PCI function
   NullExecutor ex;
   gpu->set_executor(&ex);
   SignalPool pool(*gpu);

@@ -301,6 +301,32 @@ TEST_F(VfioTest, BigBuffersCostOneMapIoctl) {
   EXPECT_EQ(kernel_->ioctl_count() - before, 2u);
 }
 
+// map_dma: memory the caller owns (a peer device's signal page) enters the IOMMU with one
+// MAP_DMA ioctl; free_dma unmaps it and leaves the memory alone.
+TEST_F(VfioTest, MapDmaMapsTheCallersMemoryAndFreeLeavesIt) {
+  auto dev = open();
+  ASSERT_TRUE(dev.ok());
+  VfioPciDevice& d = **dev;
+  alignas(4096) static uint8_t page[2 * 4096];
+  const uint64_t before = kernel_->ioctl_count();
+  auto b = d.map_dma(page, sizeof page);
+  ASSERT_TRUE(b.ok()) << b.error().to_string();
+  EXPECT_EQ(b->host, page);
+  ASSERT_EQ(b->bus_pages.size(), 2u);
+  EXPECT_NE(b->contiguous_bus_addr(), 0u);
+  EXPECT_EQ(kernel_->ioctl_count() - before, 1u);
+  EXPECT_EQ(kernel_->dma_mappings(), 1u);
+  EXPECT_EQ(d.map_dma(page, 4096).error().code(), Errc::kInvalidArgument);  // mapped already
+  EXPECT_EQ(d.map_dma(page + 8, 4096).error().code(), Errc::kInvalidArgument);
+  EXPECT_EQ(d.map_dma(page, 100).error().code(), Errc::kInvalidArgument);
+  ASSERT_TRUE(d.free_dma(*b));
+  EXPECT_EQ(kernel_->dma_mappings(), 0u);
+  EXPECT_EQ(kernel_->ioctl_count() - before, 2u);
+  page[4096] = 7;  // still the caller's memory
+  EXPECT_EQ(page[4096], 7);
+  EXPECT_EQ(d.free_dma(*b).error().code(), Errc::kNotFound);
+}
+
 TEST_F(VfioTest, NoIommuModeOnlyWhenAllowed) {
   kernel_->set_no_iommu(true);
   expect_open_fails(Errc::kNotFound, "--no-iommu");
@@ -319,6 +345,8 @@ TEST_F(VfioTest, NoIommuModeOnlyWhenAllowed) {
       EXPECT_EQ(a % 4096, 0u);
     }
     EXPECT_EQ((*dev)->dma_ioctls(), 0u);  // nothing to map: there is no IOMMU
+    alignas(4096) static uint8_t foreign[4096];
+    EXPECT_EQ((*dev)->map_dma(foreign, 4096).error().code(), Errc::kUnsupported);
   }
   EXPECT_TRUE(testing::matches_golden("vfio_noiommu.trace", kernel_->trace()));
 }

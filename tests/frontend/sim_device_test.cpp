@@ -8,7 +8,7 @@
 #include "rawgpu/frontend/tensor.h"
 #include "rawgpu/runtime/amd_device.h"
 #include "rawgpu/runtime/sim_devices.h"
-#include "rawgpu/sim/amd_gpu.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace rawgpu::frontend {
 namespace {
@@ -97,8 +97,8 @@ INSTANTIATE_TEST_SUITE_P(Targets, SimDevice, testing::Values("sim:gfx1100", "sim
 // error naming it, later work on the device gets the same error, nothing aborts.
 TEST(SimDeviceErrors, EmulatorFailureIsATypedErrorOnTheTensor) {
   register_device("sim:tiny-budget", []() -> Result<std::unique_ptr<Device>> {
-    std::shared_ptr<sim::AmdGpu> gpu = RG_TRY(sim::AmdGpu::create());
-    auto emu = std::make_shared<sim::rdna::Emulator>(*gpu, sim::rdna::Target::kGfx1100);
+    std::shared_ptr<sim::SimGpu> gpu = RG_TRY(sim::SimGpu::create());
+    auto emu = std::make_shared<sim::rdna::Emulator>(gpu->hw(), sim::rdna::Target::kGfx1100);
     emu->options().max_instructions = 5;
     gpu->set_executor(emu.get());
     AmdDeviceConfig c;
@@ -121,7 +121,7 @@ TEST(SimDeviceErrors, EmulatorFailureIsATypedErrorOnTheTensor) {
 // A device whose GPU has no dispatch executor: the PM4 dispatch stops the queue.
 TEST(SimDeviceErrors, StoppedQueueIsATypedError) {
   register_device("sim:no-executor", []() -> Result<std::unique_ptr<Device>> {
-    std::shared_ptr<sim::AmdGpu> gpu = RG_TRY(sim::AmdGpu::create());
+    std::shared_ptr<sim::SimGpu> gpu = RG_TRY(sim::SimGpu::create());
     AmdDeviceConfig c;
     c.name = "sim:no-executor";
     c.target = "gfx1100";

@@ -12,8 +12,8 @@
 #include <memory>
 #include <vector>
 
-#include "rawgpu/sim/amd_gpu.h"
 #include "rawgpu/sim/rdna.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace {
 using namespace rawgpu;
@@ -26,14 +26,14 @@ void require(bool cond, const char* what) {
 }
 
 struct Rig {
-  std::unique_ptr<sim::AmdGpu> gpu;
+  std::unique_ptr<sim::SimGpu> gpu;  // behind its PCI function, with the driver
   drivers::amd::DeviceBuffer code, data;
 };
 
 Rig& rig() {
   static Rig r = [] {
     Rig x;
-    x.gpu = std::move(sim::AmdGpu::create().value());
+    x.gpu = std::move(sim::SimGpu::create().value());
     x.code = x.gpu->alloc(8192, drivers::amd::BufferPlacement::kHost).value();
     x.data = x.gpu->alloc(4096, drivers::amd::BufferPlacement::kHost).value();
     return x;
@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::memcpy(r.code.cpu, words.data(), words.size() * 4);
   sim::rdna::Options o;
   o.max_instructions = 2000;
-  sim::rdna::Emulator emu(*r.gpu, t, o);
+  sim::rdna::Emulator emu(r.gpu->hw(), t, o);
   sim::DispatchState s;
   s.program = r.code.va;
   s.rsrc1 = 7u | (0xF0u << 12);

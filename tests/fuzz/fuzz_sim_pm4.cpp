@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#include "rawgpu/sim/amd_gpu.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace {
 void require(bool cond, const char* what) {
@@ -35,10 +35,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using drivers::amd::BufferPlacement;
   std::vector<uint32_t> dws(size / 4);
   if (!dws.empty()) std::memcpy(dws.data(), data, dws.size() * 4);
-  sim::AmdGpuConfig cfg;
-  cfg.vram_size = 64ull << 20;
-  if (!dws.empty() && (dws[0] & 2)) cfg.gc_version = 120001;  // gfx1201: gfx12 page tables
-  auto gpu = std::move(sim::AmdGpu::create(cfg).value());
+  // The simulated GPU behind its PCI function, with the driver's queues and buffers.
+  sim::AmdPciConfig cfg;
+  if (!dws.empty() && (dws[0] & 2)) cfg.gpu.gc_version = 120001;  // gfx1201: gfx12 page tables
+  auto gpu = std::move(sim::SimGpu::create(cfg).value());
   Sink sink;
   if (!dws.empty() && (dws[0] & 1)) gpu->set_executor(&sink);
   auto q = gpu->create_compute_queue(4096).value();

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#include "rawgpu/sim/amd_gpu.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace {
 void require(bool cond, const char* what) {
@@ -27,9 +27,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using drivers::amd::BufferPlacement;
   std::vector<uint32_t> dws(size / 4);
   if (!dws.empty()) std::memcpy(dws.data(), data, dws.size() * 4);
-  sim::AmdGpuConfig cfg;
-  cfg.vram_size = 64ull << 20;
-  auto gpu = std::move(sim::AmdGpu::create(cfg).value());
+  // The simulated GPU behind its PCI function, with the driver's queues and buffers.
+  sim::AmdPciConfig cfg;
+  auto gpu = std::move(sim::SimGpu::create(cfg).value());
   auto q = gpu->create_copy_queue(4096).value();
   auto mem = gpu->alloc(8192, BufferPlacement::kHost).value();
   auto ib = gpu->alloc(4096, BufferPlacement::kHost).value();

@@ -1,15 +1,14 @@
 // Host<->device and device<->device copies through the SDMA engine of the simulator, with the
-// data verified byte for byte at many sizes and alignments — on the simulator's host-managed
-// interface and through the PCI seam (drivers::amd::PciAmdDevice over sim::AmdPciFunction:
-// SDMA queue registers, doorbells in BAR2, page tables through BAR0, DMA memory).
+// data verified byte for byte at many sizes and alignments, on both simulated profiles, through
+// the PCI seam (drivers::amd::PciAmdDevice over sim::AmdPciFunction: SDMA queue registers,
+// doorbells in BAR2, page tables through BAR0, DMA memory).
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
 
-#include "rawgpu/drivers/amd/pci_device.h"
 #include "rawgpu/queues/amd_copy.h"
-#include "rawgpu/sim/amd_pci.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace rawgpu::queues::amd {
 namespace {
@@ -28,24 +27,14 @@ std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
   return v;
 }
 
-// Parameter: true = through the PCI seam.
-class CopyTest : public ::testing::TestWithParam<bool> {
+// Parameter: the simulated device, driven through its PCI function (sim::SimGpu).
+class CopyTest : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    if (GetParam()) {
-      sim::AmdPciConfig c;
-      c.gpu.host_managed = false;
-      fn_ = std::move(sim::AmdPciFunction::create(c).value());
-      hw_ = &fn_->gpu();
-      drivers::amd::PciAmdOptions o;
-      o.diagnostics = [hw = hw_] { return hw->queue_errors(); };  // as the runtime does
-      auto d = drivers::amd::PciAmdDevice::open(*fn_, o);
-      ASSERT_TRUE(d.ok()) << d.error().to_string();
-      dev_ = std::move(*d);
-    } else {
-      dev_ = std::move(sim::AmdGpu::create().value());
-      hw_ = static_cast<sim::AmdGpu*>(dev_.get());
-    }
+    auto g = sim::SimGpu::create(std::string_view(GetParam()));
+    ASSERT_TRUE(g.ok()) << g.error().to_string();
+    dev_ = std::move(*g);
+    hw_ = &dev_->hw();
     gpu_ = dev_.get();
     pool_ = std::make_unique<SignalPool>(*gpu_);
   }
@@ -58,8 +47,7 @@ class CopyTest : public ::testing::TestWithParam<bool> {
     copier_ = std::move(Copier::create(*gpu_, *pool_, c).value());
     return *copier_;
   }
-  std::unique_ptr<sim::AmdPciFunction> fn_;
-  std::unique_ptr<drivers::amd::AmdDevice> dev_;
+  std::unique_ptr<sim::SimGpu> dev_;
   drivers::amd::AmdDevice* gpu_ = nullptr;  // the driver side
   sim::AmdGpu* hw_ = nullptr;               // the simulated hardware
   std::unique_ptr<SignalPool> pool_;
@@ -176,9 +164,9 @@ TEST_P(CopyTest, BadConfigIsRejected) {
   EXPECT_EQ(Copier::create(*gpu_, *pool_, c).error().code(), Errc::kInvalidArgument);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seams, CopyTest, testing::Bool(),
-                         [](const testing::TestParamInfo<bool>& i) {
-                           return std::string(i.param ? "PciFunction" : "HostManaged");
+INSTANTIATE_TEST_SUITE_P(Profiles, CopyTest, testing::Values("sim:gfx1100", "sim:gfx1201"),
+                         [](const testing::TestParamInfo<const char*>& i) {
+                           return std::string(i.param).substr(4);
                          });
 
 }  // namespace

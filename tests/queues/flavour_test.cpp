@@ -5,12 +5,12 @@
 
 #include <cstring>
 
-#include "../sim/sim_gpu.h"
 #include "rawgpu/autogen/amd/pm4_nvd.h"
 #include "rawgpu/base/shared_memory.h"
 #include "rawgpu/queues/amd_copy.h"
 #include "rawgpu/queues/amd_pm4.h"
 #include "rawgpu/sim/amd_gpu.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace rawgpu::queues::amd {
 namespace {
@@ -83,9 +83,7 @@ TEST(SimDeviceNames, ParseAndName) {
   EXPECT_NE(bad.error().to_string().find("sim:gfx9000"), std::string::npos);
   EXPECT_NE(bad.error().to_string().find("sim:gfx1201"), std::string::npos);
   EXPECT_EQ(sim::sim_device_names().size(), 2u);
-  sim::AmdGpuConfig c;
-  c.gc_version = 100300;
-  EXPECT_EQ(sim::AmdGpu::create(c).error().code(), Errc::kUnsupported);
+  EXPECT_EQ(sim::SimGpu::create(100300u).error().code(), Errc::kUnsupported);
 }
 
 class Recorder final : public sim::DispatchExecutor {
@@ -100,8 +98,7 @@ class Recorder final : public sim::DispatchExecutor {
 class Flavour : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    gpu_ = std::move(
-        sim::testing::SimGpu::create(sim::parse_sim_device(GetParam()).value().gc_version).value());
+    gpu_ = std::move(sim::SimGpu::create(std::string_view(GetParam())).value());
     gpu_->set_executor(&rec_);
     pool_ = std::make_unique<SignalPool>(*gpu_);
     q_ = std::move(ComputeQueue::create(*gpu_).value());
@@ -112,7 +109,7 @@ class Flavour : public ::testing::TestWithParam<const char*> {
   }
   bool gfx12() const { return std::string_view(GetParam()) == "sim:gfx1201"; }
   Signal sig() { return pool_->alloc().value(); }
-  std::unique_ptr<sim::testing::SimGpu> gpu_;
+  std::unique_ptr<sim::SimGpu> gpu_;
   Recorder rec_;
   std::unique_ptr<SignalPool> pool_;
   std::unique_ptr<ComputeQueue> q_;

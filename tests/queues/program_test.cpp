@@ -6,10 +6,10 @@
 #include <fstream>
 #include <iterator>
 
-#include "../sim/sim_gpu.h"
 #include "rawgpu/queues/kernarg_arena.h"
 #include "rawgpu/queues/program.h"
 #include "rawgpu/sim/amd_gpu.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace rawgpu::queues::amd {
 namespace {
@@ -22,7 +22,7 @@ std::vector<uint8_t> read_corpus(const char* name) {
 }
 
 TEST(KernargArena, AlignsAndWaitsForRangesStillInFlight) {
-  auto gpu = std::move(sim::AmdGpu::create().value());
+  auto gpu = std::move(sim::SimGpu::create().value());
   SignalPool pool(*gpu);
   Signal done = pool.alloc().value();
   auto arena = KernargArena::create(*gpu, 4096).value();
@@ -61,8 +61,7 @@ class ProgramTest : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
     const std::string dev = GetParam();
-    gpu_ = std::move(
-        sim::testing::SimGpu::create(sim::parse_sim_device(dev).value().gc_version).value());
+    gpu_ = std::move(sim::SimGpu::create(sim::parse_sim_device(dev).value().gc_version).value());
     gpu_->set_executor(&rec_);
     pool_ = std::make_unique<SignalPool>(*gpu_);
     copier_ = std::move(Copier::create(*gpu_, *pool_).value());
@@ -81,7 +80,7 @@ class ProgramTest : public ::testing::TestWithParam<const char*> {
     }
     std::vector<sim::DispatchState> states;
   };
-  std::unique_ptr<sim::testing::SimGpu> gpu_;
+  std::unique_ptr<sim::SimGpu> gpu_;
   Rec rec_;
   std::unique_ptr<SignalPool> pool_;
   std::unique_ptr<Copier> copier_;

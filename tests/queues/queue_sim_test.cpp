@@ -4,11 +4,11 @@
 #include <cstdlib>
 #include <set>
 
-#include "../sim/sim_gpu.h"
 #include "rawgpu/base/shared_memory.h"
 #include "rawgpu/queues/amd_pm4.h"
 #include "rawgpu/queues/signal.h"
 #include "rawgpu/sim/amd_gpu.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace rawgpu::queues::amd {
 namespace {
@@ -27,7 +27,7 @@ class Recorder final : public sim::DispatchExecutor {
 class QueueTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    gpu_ = std::move(sim::testing::SimGpu::create(110000).value());  // through the PCI seam
+    gpu_ = std::move(sim::SimGpu::create(110000).value());  // through the PCI seam
     gpu_->set_executor(&rec_);
     pool_ = std::make_unique<SignalPool>(*gpu_);
   }
@@ -47,7 +47,7 @@ class QueueTest : public ::testing::Test {
   }
   Signal sig() { return pool_->alloc().value(); }
 
-  std::unique_ptr<sim::testing::SimGpu> gpu_;
+  std::unique_ptr<sim::SimGpu> gpu_;
   Recorder rec_;
   std::unique_ptr<SignalPool> pool_;
   std::unique_ptr<ComputeQueue> queue_;

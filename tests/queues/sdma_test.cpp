@@ -4,12 +4,12 @@
 
 #include <cstring>
 
-#include "../sim/sim_gpu.h"
 #include "rawgpu/autogen/amd/sdma_v6.h"
 #include "rawgpu/base/shared_memory.h"
 #include "rawgpu/queues/amd_sdma.h"
 #include "rawgpu/queues/signal.h"
 #include "rawgpu/sim/amd_gpu.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace rawgpu::queues::amd {
 namespace {
@@ -158,7 +158,7 @@ TEST(SdmaEncode, TrapAndNop) {
 class CopyQueueTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    gpu_ = std::move(sim::testing::SimGpu::create(110000).value());  // through the PCI seam
+    gpu_ = std::move(sim::SimGpu::create(110000).value());  // through the PCI seam
     pool_ = std::make_unique<SignalPool>(*gpu_);
   }
   void TearDown() override {
@@ -169,7 +169,7 @@ class CopyQueueTest : public ::testing::Test {
     if (!q_) q_ = std::move(CopyQueue::create(*gpu_, ring).value());
     return *q_;
   }
-  std::unique_ptr<sim::testing::SimGpu> gpu_;
+  std::unique_ptr<sim::SimGpu> gpu_;
   std::unique_ptr<SignalPool> pool_;
   std::unique_ptr<CopyQueue> q_;
 };
@@ -345,7 +345,7 @@ TEST_F(CopyQueueTest, MalformedPacketsStopTheQueue) {
       {{0x4u, 0, 0, 8, 0, 0}, "INDIRECT does not end on an 8-dword boundary"},
   };
   // Immediate without the device thread; with it, the engine gets there shortly.
-  auto stopped = [](sim::AmdGpu& gpu, uint32_t id) {
+  auto stopped = [](sim::SimGpu& gpu, uint32_t id) {
     (void)poll_until("copy queue stop", [&] {
       gpu.poll();
       return gpu.copy_queue_status(id).stopped;
@@ -353,7 +353,7 @@ TEST_F(CopyQueueTest, MalformedPacketsStopTheQueue) {
     return gpu.copy_queue_status(id);
   };
   for (const Case& c : cases) {
-    auto gpu = std::move(sim::AmdGpu::create().value());
+    auto gpu = std::move(sim::SimGpu::create().value());
     auto q = gpu->create_copy_queue(4096).value();
     std::memcpy(q.ring.cpu, c.dws.data(), c.dws.size() * 4);
     gpu->ring_doorbell(q.doorbell, c.dws.size() * 4);
@@ -363,7 +363,7 @@ TEST_F(CopyQueueTest, MalformedPacketsStopTheQueue) {
     EXPECT_TRUE(gpu->fault_state().queue_error);
   }
   // A packet that would straddle the ring end: NOPs up to dword 1021, then a FENCE there.
-  auto gpu = std::move(sim::AmdGpu::create().value());
+  auto gpu = std::move(sim::SimGpu::create().value());
   auto q = gpu->create_copy_queue(4096).value();
   gpu->ring_doorbell(q.doorbell, 1021 * 4);
   ASSERT_TRUE(poll_until("NOPs", [&] {
@@ -381,7 +381,7 @@ TEST_F(CopyQueueTest, MalformedPacketsStopTheQueue) {
             std::string::npos)
       << gpu->copy_queue_status(q.id).error;
   // A wptr more than one ring ahead.
-  auto gpu2 = std::move(sim::AmdGpu::create().value());
+  auto gpu2 = std::move(sim::SimGpu::create().value());
   auto q2 = gpu2->create_copy_queue(4096).value();
   gpu2->ring_doorbell(q2.doorbell, 4096 + 32);
   EXPECT_NE(stopped(*gpu2, q2.id).error.find("not a dword count within one ring"),

@@ -1,7 +1,8 @@
-// The simulated AMD GPU: MMU over rawgpu's real gfx11 page tables, fault registers, and the PM4
-// processor driven by hand-assembled packets (opcodes from the generated nvd.h; expected values
-// written out literally).
-#include "rawgpu/sim/amd_gpu.h"
+// The simulated AMD GPU, driven through its PCI function by PciAmdDevice (sim::SimGpu): MMU over
+// rawgpu's real gfx11 page tables, fault registers, and the PM4 processor driven by
+// hand-assembled packets (opcodes from the generated nvd.h; expected values written out
+// literally).
+#include "rawgpu/sim/sim_gpu.h"
 
 #include <gtest/gtest.h>
 
@@ -33,7 +34,7 @@ class Recorder final : public DispatchExecutor {
 class SimTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    gpu_ = std::move(AmdGpu::create().value());
+    gpu_ = std::move(SimGpu::create().value());
     q_ = gpu_->create_compute_queue(4096).value();
     mem_ = gpu_->alloc(4096, BufferPlacement::kHost).value();
   }
@@ -53,7 +54,7 @@ class SimTest : public ::testing::Test {
     return {hdr(pm4::PACKET3_WRITE_DATA, 4), pm4::WRITE_DATA_DST_SEL(5), lo(va), hi(va), value};
   }
 
-  std::unique_ptr<AmdGpu> gpu_;
+  std::unique_ptr<SimGpu> gpu_;
   drivers::amd::ComputeQueueDesc q_;
   DeviceBuffer mem_;
   uint64_t wptr_ = 0;
@@ -74,8 +75,8 @@ TEST_F(SimTest, VramBuffersRoundTrip) {
   auto v = gpu_->alloc(3 * 4096 + 1, BufferPlacement::kVram).value();
   EXPECT_EQ(v.size, 4u * 4096);
   EXPECT_EQ(v.cpu, nullptr);
-  ASSERT_TRUE(gpu_->write64(v.va + 3 * 4096 + 8, 0x1122334455667788ull));
-  EXPECT_EQ(gpu_->read64(v.va + 3 * 4096 + 8).value(), 0x1122334455667788ull);
+  ASSERT_TRUE(gpu_->hw().write64(v.va + 3 * 4096 + 8, 0x1122334455667788ull));
+  EXPECT_EQ(gpu_->hw().read64(v.va + 3 * 4096 + 8).value(), 0x1122334455667788ull);
   EXPECT_EQ(gpu_->read32(v.va + 3 * 4096 + 12).value(), 0x11223344u);
   ASSERT_TRUE(gpu_->free(v));
 }
@@ -95,14 +96,14 @@ TEST_F(SimTest, UnmappedAccessRecordsAFault) {
 // AmdGpu::page_host (the emulator's TLB fill): the host bytes of a whole 4 KiB page, the same
 // memory read32/write32 reach, and never a latched fault.
 TEST_F(SimTest, PageHostGivesThePagesHostBytesWithoutFaulting) {
-  auto h = gpu_->page_host(mem_.va + 0x123);
+  auto h = gpu_->hw().page_host(mem_.va + 0x123);
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->host, mem_.cpu);
   EXPECT_TRUE(h->readable);
   EXPECT_TRUE(h->writable);
   auto v = gpu_->alloc(2 * 4096, BufferPlacement::kVram).value();
   ASSERT_TRUE(gpu_->write32(v.va + 4096 + 40, 0xa1b2c3d4u));
-  auto hv = gpu_->page_host(v.va + 4096 + 4);
+  auto hv = gpu_->hw().page_host(v.va + 4096 + 4);
   ASSERT_TRUE(hv.has_value());
   uint32_t x;
   std::memcpy(&x, hv->host + 40, 4);
@@ -111,11 +112,11 @@ TEST_F(SimTest, PageHostGivesThePagesHostBytesWithoutFaulting) {
   std::memcpy(hv->host + 4092, &x, 4);  // the page's last dword
   EXPECT_EQ(gpu_->read32(v.va + 2 * 4096 - 4).value(), 0x55aa55aau);
   // Unmapped pages, pages outside the VM context and freed buffers: nothing, and no fault.
-  EXPECT_FALSE(gpu_->page_host(mem_.va + 0x10000).has_value());
-  EXPECT_FALSE(gpu_->page_host(GpuVa(0)).has_value());
+  EXPECT_FALSE(gpu_->hw().page_host(mem_.va + 0x10000).has_value());
+  EXPECT_FALSE(gpu_->hw().page_host(GpuVa(0)).has_value());
   auto b = gpu_->alloc(4096, BufferPlacement::kHost).value();
   ASSERT_TRUE(gpu_->free(b));
-  EXPECT_FALSE(gpu_->page_host(b.va).has_value());
+  EXPECT_FALSE(gpu_->hw().page_host(b.va).has_value());
   EXPECT_FALSE(gpu_->fault_state().faulted);
   ASSERT_TRUE(gpu_->free(v));
 }
@@ -206,7 +207,7 @@ TEST_F(SimTest, WaitRegMemFunctionsCompareMaskedValues) {
                         {3, 0x1f, 0xf, 0xf, true}, {4, 4, 4, ~0u, false}, {6, 5, 4, ~0u, true},
                         {6, 4, 4, ~0u, false},     {0, 0, 9, ~0u, true}};
   for (const Case& c : cases) {
-    auto g = AmdGpu::create().value();
+    auto g = SimGpu::create().value();
     auto q = g->create_compute_queue(4096).value();
     auto m = g->alloc(4096, BufferPlacement::kHost).value();
     std::memcpy(m.cpu, &c.mem, 4);
@@ -248,7 +249,7 @@ TEST_F(SimTest, WrongLengthAndBadFieldsAreReported) {
   submit({hdr(pm4::PACKET3_WAIT_REG_MEM, 2), 0, 0});
   EXPECT_EQ(gpu_->queue_status(q_.id).error,
             "ring dword 0: WAIT_REG_MEM with 2 body dwords (expected 6)");
-  auto g = AmdGpu::create().value();
+  auto g = SimGpu::create().value();
   auto q = g->create_compute_queue(4096).value();
   const uint32_t dws[] = {hdr(pm4::PACKET3_SET_SH_REG, 3), 0x3ff, 1, 2};
   std::memcpy(q.ring.cpu, dws, sizeof dws);

@@ -13,6 +13,7 @@
 
 #include "rawgpu/autogen/amd/pm4_nvd.h"
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
+#include "rawgpu/drivers/amd/pci_device.h"
 #include "rawgpu/drivers/pci/config_space.h"
 
 namespace rawgpu::sim {
@@ -55,7 +56,17 @@ class AmdPci : public testing::TestWithParam<uint32_t> {
     const uint32_t cmd = fn_->cfg_read(0x04, 2).value();
     ASSERT_TRUE(fn_->cfg_write(0x04, 2, cmd | 0x4));
   }
+  // The driver over the function (memory, VM context, queues through the BARs).
+  drivers::amd::PciAmdDevice& driver() {
+    if (!drv_) {
+      auto d = drivers::amd::PciAmdDevice::open(*fn_);
+      EXPECT_TRUE(d.ok()) << d.error().to_string();
+      drv_ = std::move(*d);
+    }
+    return *drv_;
+  }
   std::unique_ptr<AmdPciFunction> fn_;
+  std::unique_ptr<drivers::amd::PciAmdDevice> drv_;  // destroyed before the function
 };
 
 TEST_P(AmdPci, ConfigSpaceReadsAsTheRealBoard) {
@@ -194,8 +205,8 @@ TEST_P(AmdPci, MemoryDecodeOffReadsAllOnes) {
 
 TEST_P(AmdPci, VramBarIsTheGpusVram) {
   AmdGpu& gpu = fn_->gpu();
-  auto buf = gpu.alloc(8192, BufferPlacement::kVram).value();
-  const memory::PageTable& pt = gpu.memory_manager().page_table();
+  auto buf = driver().alloc(8192, BufferPlacement::kVram).value();
+  const memory::PageTable& pt = driver().memory_manager().page_table();
   const memory::MappedPage page = pt.translate(buf.va + 4096).value();
   ASSERT_EQ(page.attrs.aperture, memory::Aperture::kVram);
   const uint64_t pa = page.pa + (buf.va.raw() + 4096 - page.va.raw());
@@ -217,9 +228,8 @@ TEST_P(AmdPci, VramBarIsTheGpusVram) {
 
 TEST_P(AmdPci, DoorbellBarRunsTheQueue) {
   AmdGpu& gpu = fn_->gpu();
-  enable_bus_master();
-  auto q = gpu.create_compute_queue(4096).value();
-  auto mem = gpu.alloc(4096, BufferPlacement::kHost).value();
+  auto q = driver().create_compute_queue(4096).value();
+  auto mem = driver().alloc(4096, BufferPlacement::kHost).value();
   const GpuVa dst = mem.va + 16;
   const uint32_t pkt[] = {(3u << 30) | (3u << 16) | (pm4::PACKET3_WRITE_DATA << 8),
                           pm4::WRITE_DATA_DST_SEL(5), static_cast<uint32_t>(dst.raw()),
@@ -250,9 +260,10 @@ TEST_P(AmdPci, DmaReachesHostMemoryOnlyThroughTheIovaMap) {
   attrs.aperture = memory::Aperture::kSystem;
   attrs.snooped = true;
   const AddrRange<BusAddr> chunk{BusAddr(d.bus_pages[0]), d.size};
-  ASSERT_TRUE(gpu.memory_manager().map_range(va, std::span(&chunk, 1), attrs));
+  ASSERT_TRUE(driver().memory_manager().map_range(va, std::span(&chunk, 1), attrs));
 
-  // Bus mastering is off until the driver sets it: the access is a DMA fault.
+  // Bus mastering off (the driver enabled it; clear it again): the access is a DMA fault.
+  ASSERT_TRUE(fn_->cfg_write(0x04, 2, fn_->cfg_read(0x04, 2).value() & ~0x4u));
   auto off = gpu.write32(va + 4096, 1);
   ASSERT_FALSE(off.ok());
   auto faults = gpu.dma_faults();
@@ -304,8 +315,7 @@ TEST_P(AmdPci, InterruptsNeedMsiAndTimeOutOnTheVirtualClock) {
 
 TEST_P(AmdPci, ResetDeactivatesQueuesAndClearsRegisters) {
   AmdGpu& gpu = fn_->gpu();
-  enable_bus_master();
-  auto q = gpu.create_compute_queue(4096).value();
+  auto q = driver().create_compute_queue(4096).value();
   pci::Mmio* regs = fn_->map_bar(5).value();
   regs->wr32(0x100, 42);
   ASSERT_TRUE(fn_->reset());
@@ -345,8 +355,11 @@ TEST_P(AmdPci, BadHqdProgrammingStartsAStoppedQueueWithTheReason) {
     EXPECT_TRUE(st.stopped) << c.want;
     EXPECT_NE(st.error.find(c.want), std::string::npos) << st.error;
   }
-  // The stop reasons reach a driver as decoded text.
-  EXPECT_NE(fn_->gpu().queue_errors().find("QUEUE_SIZE 63"), std::string::npos);
+  // The stop reasons of the queues still programmed reach a driver as decoded text; the earlier
+  // ones were replaced in the same HQD slot and are gone.
+  const std::string errors = fn_->gpu().queue_errors();
+  EXPECT_NE(errors.find("MEID 0"), std::string::npos) << errors;
+  EXPECT_EQ(errors.find("QUEUE_SIZE 63"), std::string::npos) << errors;
 }
 
 TEST(AmdPciConfig, RejectsABar0SizeTheFunctionCannotHave) {

@@ -54,7 +54,7 @@ class ExampleSim : public ::testing::TestWithParam<Case> {
   }
   DeviceBuffer buffer(uint64_t bytes) { return testing::zeroed_buffer(*gpu_, bytes); }
 
-  std::unique_ptr<testing::SimGpu> gpu_;
+  std::unique_ptr<SimGpu> gpu_;
   std::unique_ptr<Emulator> emu_;
   std::unique_ptr<queues::amd::ComputeQueue> queue_;
 };

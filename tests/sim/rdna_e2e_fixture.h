@@ -17,14 +17,14 @@
 #include "rawgpu/drivers/amd/code_object.h"
 #include "rawgpu/queues/amd_pm4.h"
 #include "rawgpu/queues/signal.h"
+#include "rawgpu/sim/sim_gpu.h"
 #include "rdna_tool.h"
-#include "sim_gpu.h"
 
 namespace rawgpu::sim::rdna::testing {
 
 using drivers::amd::BufferPlacement;
 using drivers::amd::DeviceBuffer;
-using ::rawgpu::sim::testing::SimGpu;
+using ::rawgpu::sim::SimGpu;
 
 // Compiles IR to a linked code object; nullopt (with a message) on failure.
 inline std::optional<std::vector<uint8_t>> compile(Target t, const std::string& ir,

@@ -367,8 +367,8 @@ class Asm : public ::testing::TestWithParam<Target> {
  protected:
   void SetUp() override {
     if (!testing::have_tool("llvm-mc-19")) GTEST_SKIP() << "SKIPPED: llvm-mc-19 not installed";
-    gpu_ = std::move(AmdGpu::create().value());
-    emu_ = std::make_unique<Emulator>(*gpu_, GetParam());
+    gpu_ = std::move(SimGpu::create(GetParam() == Target::kGfx1201 ? 120001u : 110000u).value());
+    emu_ = std::make_unique<Emulator>(gpu_->hw(), GetParam());
     emu_->options().kernel_name = "mode_kernel";
   }
   DeviceBuffer buffer(uint64_t bytes) {
@@ -394,7 +394,7 @@ class Asm : public ::testing::TestWithParam<Target> {
     return emu_->execute(s);
   }
 
-  std::unique_ptr<AmdGpu> gpu_;
+  std::unique_ptr<SimGpu> gpu_;
   std::unique_ptr<Emulator> emu_;
   DeviceBuffer code_;
 };

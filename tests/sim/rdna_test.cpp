@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "rawgpu/base/format.h"
+#include "rawgpu/sim/sim_gpu.h"
 #include "rdna_tool.h"
 
 namespace rawgpu::sim::rdna {
@@ -449,8 +450,8 @@ constexpr uint32_t kRsrc1 = 7u | (0xF0u << 12) | (1u << 21) | (1u << 23);
 class Exec : public ::testing::TestWithParam<Target> {
  protected:
   void SetUp() override {
-    gpu_ = std::move(AmdGpu::create().value());
-    emu_ = std::make_unique<Emulator>(*gpu_, GetParam());
+    gpu_ = std::move(SimGpu::create(GetParam() == Target::kGfx1201 ? 120001u : 110000u).value());
+    emu_ = std::make_unique<Emulator>(gpu_->hw(), GetParam());
     emu_->options().kernel_name = "test_kernel";
   }
   Target target() const { return GetParam(); }
@@ -510,7 +511,7 @@ class Exec : public ::testing::TestWithParam<Target> {
     return g12() ? "s_barrier_signal -1\ns_barrier_wait -1" : "s_barrier";
   }
 
-  std::unique_ptr<AmdGpu> gpu_;
+  std::unique_ptr<SimGpu> gpu_;
   std::unique_ptr<Emulator> emu_;
   DeviceBuffer code_;
 };

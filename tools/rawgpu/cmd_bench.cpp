@@ -365,12 +365,9 @@ cli::Command bench_command() {
       sub("launch", "host cost of the hardware command queues on a simulated AMD GPU",
           "Exec+signal enqueue (median over --ops), graph replay per kernel (--kernels, median\n"
           "over --replays) and copy throughput (--copy-size) on a simulated AMD GPU, through the\n"
-          "PCI seam (--seam pci, the default) or the simulator's host-managed interface.",
+          "driver over its PCI function (drivers::amd::PciAmdDevice: BAR2 doorbells, HQD/SDMA\n"
+          "registers, DMA memory).",
           {{"device", 'd', "NAME", "sim:gfx1100 or sim:gfx1201", "sim:gfx1100"},
-           {"seam", 0, "pci|host",
-            "pci: drivers::amd::PciAmdDevice over the simulated PCI function (BAR2 doorbells, "
-            "HQD/SDMA registers, DMA memory); host: the simulator's host-managed interface",
-            "pci"},
            {"ops", 0, "N", "exec+signal enqueues to time, 1000..100000000", "200000"},
            {"kernels", 0, "N", "kernels in the replayed graph, 1..100000", "1000"},
            {"replays", 0, "N",

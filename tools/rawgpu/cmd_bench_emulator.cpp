@@ -18,8 +18,8 @@
 #include "rawgpu/queues/kernarg_arena.h"
 #include "rawgpu/queues/program.h"
 #include "rawgpu/queues/signal.h"
-#include "rawgpu/sim/amd_gpu.h"
 #include "rawgpu/sim/rdna.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace rawgpu::tools {
 namespace {
@@ -63,11 +63,11 @@ double thread_cpu_seconds() {
 }
 
 Result<EmuResult> run_loop(sim::rdna::Target t, uint32_t iterations, uint32_t waves, int repeats) {
-  auto gpu = RG_TRY(sim::AmdGpu::create());
+  auto gpu = RG_TRY(sim::SimGpu::create(t == sim::rdna::Target::kGfx1201 ? 120001u : 110000u));
   auto code = RG_TRY(gpu->alloc(4096, drivers::amd::BufferPlacement::kHost));
   const auto& words = t == sim::rdna::Target::kGfx1100 ? kLoopGfx1100 : kLoopGfx1201;
   std::memcpy(code.cpu, words, sizeof(words));
-  sim::rdna::Emulator emu(*gpu, t);
+  sim::rdna::Emulator emu(gpu->hw(), t);
   sim::DispatchState s;
   s.program = code.va;
   s.rsrc1 = 7u | (0xF0u << 12) | (1u << 21) | (1u << 23);  // 64 VGPRs, no denormal flushing
@@ -108,10 +108,8 @@ Result<EmuResult> run_matmul(sim::rdna::Target t, int repeats, unsigned threads)
   const compiler::GpuTarget target = RG_TRY(compiler::gpu_target(sim::rdna::target_name(t)));
   const compiler::ProgramSpec spec =
       RG_TRY(compiler::compile_gpu(ex.sink, "matmul", target, ex.options));
-  const sim::AmdGpuConfig cfg =
-      RG_TRY(sim::parse_sim_device(std::string("sim:") + sim::rdna::target_name(t)));
-  auto gpu = RG_TRY(sim::AmdGpu::create(cfg));
-  sim::rdna::Emulator emu(*gpu, t);
+  auto gpu = RG_TRY(sim::SimGpu::create(std::string("sim:") + sim::rdna::target_name(t)));
+  sim::rdna::Emulator emu(gpu->hw(), t);
   emu.options().kernel_name = "matmul";
   emu.options().threads = threads;
   const unsigned used = emu.thread_count();

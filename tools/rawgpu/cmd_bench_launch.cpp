@@ -10,11 +10,10 @@
 #include "commands.h"
 #include "json_out.h"
 #include "rawgpu/base/format.h"
-#include "rawgpu/drivers/amd/pci_device.h"
 #include "rawgpu/queues/amd_copy.h"
 #include "rawgpu/queues/amd_pm4.h"
 #include "rawgpu/queues/graph.h"
-#include "rawgpu/sim/amd_pci.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace rawgpu::tools {
 
@@ -50,7 +49,6 @@ ExecParams kernel_params() {
 
 struct LaunchResult {
   std::string device;
-  std::string seam;
   uint64_t enqueue_ops = 0;
   double enqueue_ns = 0;  // exec + signal into the queue's builder, median per op
   double submit_ns = 0;   // wait + barrier + exec + signal + submit incl. simulation
@@ -71,34 +69,22 @@ uint32_t default_replays(uint32_t kernels) {
   return std::clamp<uint32_t>(200'000 / std::max<uint32_t>(kernels, 1), 5, 200);
 }
 
-// `pci`: the driver over the simulated PCI function (drivers::amd::PciAmdDevice: doorbells
-// through BAR2, queues from HQD/SDMA registers, DMA memory); else the simulator's host-managed
-// interface (the baseline the seam must not be slower than).
-Result<LaunchResult> run_launch_bench(const sim::AmdGpuConfig& base_cfg, bool pci, uint64_t ops,
+// Through the driver over the simulated PCI function (drivers::amd::PciAmdDevice: doorbells
+// through BAR2, queues from HQD/SDMA registers, DMA memory), as every simulated device runs.
+Result<LaunchResult> run_launch_bench(const sim::AmdGpuConfig& base_cfg, uint64_t ops,
                                       uint32_t kernels, uint32_t replays, uint64_t copy_bytes) {
   LaunchResult r;
-  sim::AmdGpuConfig cfg = base_cfg;
-  cfg.vram_size = RG_TRY(next_pow2(std::max<uint64_t>(1ull << 30, 2 * copy_bytes + (64ull << 20))));
-  cfg.process_on_doorbell = false;  // host cost only; the simulator runs in poll()
-  cfg.device_thread = false;
-  cfg.host_managed = !pci;
+  sim::AmdPciConfig pc;
+  pc.gpu = base_cfg;
+  pc.gpu.vram_size =
+      RG_TRY(next_pow2(std::max<uint64_t>(1ull << 30, 2 * copy_bytes + (64ull << 20))));
+  pc.gpu.process_on_doorbell = false;  // host cost only; the simulator runs in poll()
+  pc.gpu.device_thread = false;
   NullExecutor ex;
-  std::unique_ptr<sim::AmdPciFunction> fn;
-  std::unique_ptr<drivers::amd::AmdDevice> owned;
-  if (pci) {
-    sim::AmdPciConfig pc;
-    pc.gpu = cfg;
-    fn = RG_TRY(sim::AmdPciFunction::create(pc));
-    fn->gpu().set_executor(&ex);
-    owned = RG_TRY(drivers::amd::PciAmdDevice::open(*fn));
-  } else {
-    auto g = RG_TRY(sim::AmdGpu::create(cfg));
-    g->set_executor(&ex);
-    owned = std::move(g);
-  }
+  auto owned = RG_TRY(sim::SimGpu::create(pc));
+  owned->set_executor(&ex);
   drivers::amd::AmdDevice* gpu = owned.get();
   r.device = gpu->name();
-  r.seam = pci ? "pci" : "host";
   SignalPool pool(*gpu);
   Timeline tl(RG_TRY(pool.alloc()), RG_TRY(pool.alloc()));
   auto q = RG_TRY(ComputeQueue::create(*gpu, 1 << 20));
@@ -209,15 +195,11 @@ int bench_launch(const cli::Args& args, cli::Io& io) {
   auto bytes = args.get_size("copy-size");
   if (!bytes.ok()) return usage(bytes.error().message());
   if (*bytes == 0 || *bytes > (4ull << 30)) return usage("--copy-size must be in (0, 4GiB]");
-  const std::string seam = args.get("seam").value_or("pci");
-  if (seam != "pci" && seam != "host") return usage("--seam must be pci or host");
-  auto r =
-      run_launch_bench(*cfg, seam == "pci", *ops, static_cast<uint32_t>(*kernels), replays, *bytes);
+  auto r = run_launch_bench(*cfg, *ops, static_cast<uint32_t>(*kernels), replays, *bytes);
   if (!r) return fail(r.error());
   if (args.flag("json")) {
     io.out << json_document("bench launch", [&](llvm::json::OStream& j) {
       j.attribute("device", r->device);
-      j.attribute("seam", r->seam);
       j.attribute("enqueue_exec_signal_ops", static_cast<int64_t>(r->enqueue_ops));
       j.attribute("enqueue_exec_signal_ns", r->enqueue_ns);
       j.attribute("launch_submit_simulated_ns", r->submit_ns);
@@ -231,9 +213,7 @@ int bench_launch(const cli::Args& args, cli::Io& io) {
       j.attribute("d2h_gbps", r->d2h_gbps);
     });
   } else {
-    io.out << strformat("device %s (%s)\n", r->device.c_str(),
-                        r->seam == "pci" ? "driver over the simulated PCI function"
-                                         : "simulator's host-managed interface")
+    io.out << strformat("device %s (driver over the simulated PCI function)\n", r->device.c_str())
            << strformat("  enqueue exec+signal: %.1f ns (median per op, %llu ops; target <= 200)\n",
                         r->enqueue_ns, static_cast<unsigned long long>(r->enqueue_ops))
            << strformat("  wait+barrier+exec+signal submitted and simulated: %.1f ns (median)\n",

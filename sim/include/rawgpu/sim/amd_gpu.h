@@ -1,8 +1,11 @@
-// A simulated AMD GPU (gfx1100 flavour) implementing drivers::amd::AmdDevice.
+// The simulated AMD GPU's hardware (gfx1100 or gfx1201 profile), as the PCI function
+// sim::AmdPciFunction exposes it to a driver. It is hardware, not a device API: memory, VM
+// context 0, compute HQDs and SDMA queues exist only once a driver has programmed them through
+// the registers (drivers::amd::PciAmdDevice; sim::SimGpu pairs the two).
 //
-//  * VRAM is one flat MAP_NORESERVE host range (the BAR0 aperture of sim::AmdPciFunction);
-//    rawgpu's own MemoryManager builds real gfx11/gfx12 page tables in it.
-//  * Host buffers are host pages given bus addresses and mapped with the system aperture.
+//  * VRAM is one flat MAP_NORESERVE host range (the BAR0 aperture); the driver's MemoryManager
+//    builds real gfx11/gfx12 page tables in it.
+//  * Host memory is reachable only through the IOVA map (attach_dma: the function's DMA pages).
 //  * Every GPU memory access goes through a simulated MMU that walks those page tables with
 //    memory/'s codec, so a page-table bug shows up as a simulated VM fault: the fault address and
 //    status registers are filled and the queue stops.
@@ -29,7 +32,10 @@
 #include "rawgpu/base/addr.h"
 #include "rawgpu/base/error.h"
 #include "rawgpu/drivers/amd/device.h"
-#include "rawgpu/memory/memory_manager.h"
+#include "rawgpu/memory/phys_memory.h"
+#include "rawgpu/memory/pte_codec.h"
+#include "rawgpu/memory/tlsf.h"
+#include "rawgpu/sim/fault_plan.h"
 
 namespace rawgpu::sim {
 
@@ -65,7 +71,8 @@ struct QueueStatus {
   bool stopped = false;
   std::string error;           // decoded reason when stopped
   uint64_t rptr = 0;           // dwords consumed
-  bool waiting = false;        // blocked on WAIT_REG_MEM
+  bool waiting = false;        // blocked on WAIT_REG_MEM (or hung)
+  bool hung = false;           // a fault-plan hang: busy forever, until a reset
   uint64_t packets = 0;        // packets executed
   uint64_t traps = 0;          // SDMA TRAP packets executed (copy queues)
   uint32_t last_gcr_cntl = 0;  // GCR_CNTL of the last ACQUIRE_MEM (compute queues)
@@ -83,12 +90,6 @@ struct AmdGpuConfig {
   // the environment variable RAWGPU_SIM_THREAD=1 (so a whole test suite can run in this mode).
   bool device_thread = sim_thread_from_env();
   static bool sim_thread_from_env();
-  // true: the simulator manages its own memory and queues (its own MemoryManager in its VRAM,
-  // VM context 0 programmed at creation, alloc/create_*_queue above the hardware: the
-  // high-level drivers::amd::AmdDevice interface). false: bare hardware behind AmdPciFunction:
-  // a driver programs VM context 0, compute HQDs and SDMA queues through the registers
-  // (drivers::amd::PciAmdDevice), and those calls return kUnsupported.
-  bool host_managed = true;
 };
 
 // Simulated device names: "sim:gfx1100" and "sim:gfx1201". Anything else is kInvalidArgument
@@ -105,28 +106,27 @@ struct DmaFault {
   std::string reason;  // "unmapped bus address", "bus mastering disabled"
 };
 
-class AmdGpu final : public drivers::amd::AmdDevice {
+class AmdGpu final {
  public:
-  static Result<std::unique_ptr<AmdGpu>> create(const AmdGpuConfig& config = {});
-  ~AmdGpu() override;
+  // Created by AmdPciFunction (the function owns its GPU). `faults` (optional, outliving the
+  // GPU): the fault plan its engines consult for dispatches, VA accesses and waits.
+  static Result<std::unique_ptr<AmdGpu>> create(const AmdGpuConfig& config = {},
+                                                FaultPlan* faults = nullptr);
+  ~AmdGpu();
+  AmdGpu(const AmdGpu&) = delete;
+  AmdGpu& operator=(const AmdGpu&) = delete;
 
   // "sim:gfx1100" or "sim:gfx1201".
-  std::string name() const override;
-  uint32_t gc_version() const override { return config_.gc_version; }
-  Result<drivers::amd::DeviceBuffer> alloc(uint64_t size,
-                                           drivers::amd::BufferPlacement placement) override;
-  Status free(const drivers::amd::DeviceBuffer& buffer) override;
-  // Maps host memory owned by someone else (e.g. another simulated device's signal page; 4 KiB
-  // aligned, size a multiple of 4 KiB) into this device's VA space, as a peer group maps signal
-  // pages into every device. The memory must outlive the mapping; free() unmaps it.
-  Result<drivers::amd::DeviceBuffer> map_external(uint8_t* cpu, uint64_t size);
-  Result<drivers::amd::ComputeQueueDesc> create_compute_queue(uint64_t ring_bytes) override;
-  // SDMA copy queues (sdma.cpp): byte-counted pointers, doorbells 0x100 + 0xA * id.
-  Result<drivers::amd::CopyQueueDesc> create_copy_queue(uint64_t ring_bytes) override;
-  void ring_doorbell(uint32_t index, uint64_t value) override;
-  void poll() override;
-  drivers::amd::FaultState fault_state() const override;
-  // The decoded reasons queues stopped ("queue 0 stopped: ..."), or empty: what a driver over
+  std::string name() const;
+  uint32_t gc_version() const { return config_.gc_version; }
+  // A doorbell write (BAR2): the queue whose doorbell it is gets the new write pointer.
+  void ring_doorbell(uint32_t index, uint64_t value);
+  // Lets the engines run (without the device thread, the only time they do).
+  void poll();
+  // The VM fault registers and queue state as one summary (tests).
+  drivers::amd::FaultState fault_state() const;
+  // The decoded reasons active queues stopped ("queue 0 stopped: ..."; a dequeued or reset
+  // queue no longer counts), or empty: what a driver over
   // the PCI function learns from the interrupt ring on hardware (drivers::amd::PciAmdOptions::
   // diagnostics) until the IH model exists.
   std::string queue_errors() const;
@@ -142,11 +142,6 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   QueueStatus queue_status(uint32_t queue_id) const;
   // rptr counts bytes for copy queues.
   QueueStatus copy_queue_status(uint32_t queue_id) const;
-  // The host-managed path's memory manager (RG_CHECKs host_managed).
-  memory::MemoryManager& memory_manager() {
-    RG_CHECK(mm_ != nullptr, "%s: no host-managed memory manager", name().c_str());
-    return *mm_;
-  }
 
   // GPU-side memory access through the simulated MMU. kHardware on a VM fault (which is also
   // recorded in the fault registers).
@@ -197,8 +192,7 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   // Function-level reset: queues deactivated, registers and fault state cleared, the clock
   // kept (VRAM contents and the IOVA map survive, as they do across an FLR under VFIO).
   void function_reset();
-  // Queues activated so far (compute: by HQD or the host-managed path, in activation order:
-  // the id queue_status takes).
+  // Queues activated so far (in activation order: the id queue_status takes).
   size_t compute_queue_count() const;
   size_t copy_queue_count() const;
 
@@ -206,7 +200,7 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   struct Queue;
   struct SdmaQueue;
   struct HostPage;
-  // What starts a queue: from HQD / SDMA queue registers, or from the host-managed path.
+  // What starts a queue, from the HQD / SDMA queue registers.
   struct QueueProgram {
     GpuVa ring;
     uint64_t ring_bytes = 0;
@@ -229,20 +223,11 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   template <class GC>
   void on_register_write(uint32_t reg, uint32_t value);
   template <class GC>
-  void program_vm_context_as(uint64_t root, GpuVa start, uint64_t size);
-  template <class GC>
   void activate_hqd(uint32_t selection);
   template <class GC>
   void sdma_rb_cntl(unsigned engine, uint32_t value);
-  void program_vm_context(uint64_t root, GpuVa start, uint64_t size);
   uint32_t hqd_selection() const;  // GRBM_GFX_CNTL's me/pipe/queue
-  // kUnsupported on bare hardware (the host-managed calls).
-  Status require_host_managed() const;
   uint32_t start_compute_queue(QueueProgram p);
-  // A ring of `ring_bytes` (validated; `what` names it in the error) and its pointer page, in
-  // host memory: both or neither (host-managed path).
-  Result<std::pair<drivers::amd::DeviceBuffer, drivers::amd::DeviceBuffer>> alloc_queue_memory(
-      uint64_t ring_bytes, const char* what);
   uint32_t start_copy_queue(QueueProgram p);
   uint32_t reg_or_zero(uint32_t reg) const;
   void thread_main();
@@ -277,6 +262,8 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   void record_fault(GpuVa va, uint32_t status);
   void record_dma_fault(uint64_t bus, bool write, const char* reason);
   void run_queue(Queue& q);
+  // A fault-plan hang of `q` at this packet (trigger kDispatch / kWaitRegMem): marks it hung.
+  bool hang_injected(FaultRule::Trigger t, Queue& q);
   // Returns false when the queue must stop or wait.
   bool step(Queue& q);
   void run_sdma(SdmaQueue& q);
@@ -287,12 +274,8 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   uint8_t* vram_base_ = nullptr;  // mmap of config_.vram_size bytes (MAP_NORESERVE)
   bool bus_master_ = true;
   std::vector<DmaFault> dma_faults_;
-  std::unique_ptr<memory::AddressAllocator<GpuVa>> va_;
-  std::unique_ptr<memory::MemoryManager> mm_;
   std::unique_ptr<memory::AddressAllocator<BusAddr>> bus_;
-  std::map<uint64_t, HostPage*> host_pages_;                 // bus address -> host page
-  std::map<uint64_t, std::unique_ptr<HostPage>> buffers_;    // handle -> backing
-  std::map<uint64_t, std::unique_ptr<HostPage>> dma_pages_;  // attach_dma: bus -> pages
+  std::map<uint64_t, HostPage> dma_pages_;  // the IOVA map (attach_dma): bus -> host pages
   std::vector<std::unique_ptr<Queue>> queues_;
   std::vector<std::unique_ptr<SdmaQueue>> sdma_queues_;
   std::map<uint32_t, uint32_t> regs_;
@@ -309,8 +292,8 @@ class AmdGpu final : public drivers::amd::AmdDevice {
   std::thread thread_;
   bool stop_ = false;
   uint64_t doorbell_seq_ = 0;
-  uint64_t next_handle_ = 1;
   DispatchExecutor* executor_ = nullptr;
+  FaultPlan* faults_ = nullptr;  // set at creation, never changed
   uint64_t clock_ = 0;
   std::vector<uint32_t> body_;  // scratch for the packet being executed
   // Fault registers (GCVM_L2_PROTECTION_FAULT_STATUS / ADDR, amd.md §10.4).

@@ -30,6 +30,7 @@
 // registers other than ids, link and Resizable BAR, and what doorbell reads return (0 here).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -38,32 +39,9 @@
 
 #include "rawgpu/drivers/pci/device.h"
 #include "rawgpu/sim/amd_gpu.h"
+#include "rawgpu/sim/fault_plan.h"
 
 namespace rawgpu::sim {
-
-// The fault plan (emulation.md §1.4): rules of (trigger, action) the function applies to its
-// accesses, so tests and later issues can inject what hardware does when it misbehaves. A rule
-// fires on matching accesses number `nth` .. `nth + count - 1` (1-based; count 0: from `nth`
-// on). Every firing is a trace line ending in "(fault plan)".
-struct FaultRule {
-  enum class Trigger : uint8_t {
-    kRegisterRead,   // a BAR5 read of register `target` (~0u: any)
-    kRegisterWrite,  // a BAR5 write of register `target` (~0u: any)
-    kDoorbell,       // a BAR2 write to doorbell `target` (~0u: any)
-    kAllocDma,       // alloc_dma (target ignored)
-  };
-  enum class Action : uint8_t {
-    kReadValue,  // register reads return `value` (0xffffffff: the function fell off the bus)
-    kDrop,       // the register or doorbell write is lost
-    kFail,       // alloc_dma fails with kOutOfMemory (the IOMMU or host is out of memory)
-  };
-  Trigger trigger = Trigger::kRegisterRead;
-  uint32_t target = ~0u;
-  uint64_t nth = 1;
-  uint64_t count = 1;
-  Action action = Action::kReadValue;
-  uint32_t value = 0xffffffffu;
-};
 
 struct AmdPciConfig {
   AmdGpuConfig gpu;                   // profile (gc_version), VRAM size, threading
@@ -92,6 +70,8 @@ class AmdPciFunction final : public pci::PciDevice {
   Result<pci::Mmio*> map_bar(int index) override;
   Status resize_bar(int index, uint64_t size) override;
   Result<pci::DmaBuffer> alloc_dma(uint64_t size) override;
+  // The caller's memory enters the IOVA map (a peer's signal page); free_dma leaves it alone.
+  Result<pci::DmaBuffer> map_dma(uint8_t* host, uint64_t size) override;
   Status free_dma(const pci::DmaBuffer& buffer) override;
   Status wait_irq(Nanos timeout) override;
   Status reset() override;
@@ -113,11 +93,13 @@ class AmdPciFunction final : public pci::PciDevice {
   void note(std::string line) {
     if (config_.trace) trace_.push_back(std::move(line));
   }
-  // Adds a fault-plan rule; rules apply in the order added (the first that fires wins).
-  void add_fault(const FaultRule& rule) { faults_.push_back({rule, 0}); }
-  void clear_faults() { faults_.clear(); }
-  // How many accesses fault rules have changed so far.
-  uint64_t faults_fired() const { return faults_fired_; }
+  // The fault plan (fault_plan.h) of the function and its GPU: rules apply in the order added
+  // (the first that fires wins), armed against this function's virtual clock.
+  void add_fault(const FaultRule& rule) { plan_.add(rule); }
+  void clear_faults() { plan_.clear(); }
+  // How many accesses fault rules have changed so far, and what they did.
+  uint64_t faults_fired() const { return plan_.fired(); }
+  std::vector<std::string> fault_log() const { return plan_.log(); }
   // Whether the command register decodes memory (BAR accesses) / allows bus mastering (DMA).
   bool memory_enabled() const;
   bool bus_master() const;
@@ -126,13 +108,13 @@ class AmdPciFunction final : public pci::PciDevice {
   class VirtualClock final : public Clock {
    public:
     explicit VirtualClock(AmdPciFunction& f) : f_(f) {}
-    Nanos now() override { return now_; }
+    Nanos now() override { return Nanos(now_.load(std::memory_order_acquire)); }
     void sleep_for(Nanos d) override;
-    void advance(Nanos d) { now_ += d; }
+    void advance(Nanos d) { now_.fetch_add(d.count(), std::memory_order_acq_rel); }
 
    private:
     AmdPciFunction& f_;
-    Nanos now_{0};
+    std::atomic<int64_t> now_{0};  // ns; read by the fault plan from the GPU's device thread
   };
   class VramWindow;
   class DoorbellWindow;
@@ -140,7 +122,7 @@ class AmdPciFunction final : public pci::PciDevice {
 
   explicit AmdPciFunction(const AmdPciConfig& config);
   // The first rule that fires for this access, or nullptr (counts the access for every rule
-  // that matches it).
+  // that matches it). The pointer is valid until the next call (host-side accesses only).
   const FaultRule* fault_for(FaultRule::Trigger trigger, uint32_t target);
   void build_config_space();
   uint64_t bar_size(int index) const;
@@ -159,19 +141,15 @@ class AmdPciFunction final : public pci::PciDevice {
   std::unique_ptr<pci::Mmio> windows_[6];
   std::vector<std::unique_ptr<pci::Mmio>> retired_;  // windows invalidated by a resize
   struct Dma {
-    std::unique_ptr<uint8_t[]> storage;
+    std::unique_ptr<uint8_t[]> storage;  // null for map_dma (the caller's memory)
     uint64_t bus = 0;
   };
   std::map<uintptr_t, Dma> dma_;  // by host address of the buffer's first page
   uint64_t pending_irqs_ = 0;
   VirtualClock clock_{*this};
   std::vector<std::string> trace_;
-  struct ActiveRule {
-    FaultRule rule;
-    uint64_t seen = 0;
-  };
-  std::vector<ActiveRule> faults_;
-  uint64_t faults_fired_ = 0;
+  FaultPlan plan_{&clock_};
+  FaultRule fired_;  // fault_for's last firing
 };
 
 }  // namespace rawgpu::sim

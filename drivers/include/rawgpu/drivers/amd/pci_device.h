@@ -64,6 +64,10 @@ class PciAmdDevice final : public AmdDevice {
   void ring_doorbell(uint32_t index, uint64_t value) override;
   void poll() override { dev_.poll(); }
   FaultState fault_state() const override;
+  // Maps host memory owned elsewhere (another device's signal page, as a peer group shares
+  // them; 4 KiB aligned, a multiple of 4 KiB, outliving the mapping) into this device's VA
+  // space through the function's DMA map (pci::PciDevice::map_dma). free() unmaps it.
+  Result<DeviceBuffer> map_external(uint8_t* host, uint64_t size);
 
   uint64_t vram_size() const { return vram_size_; }
   memory::MemoryManager& memory_manager() { return *mm_; }
@@ -91,6 +95,8 @@ class PciAmdDevice final : public AmdDevice {
   template <class GC>
   FaultState read_fault() const;
   Status free_allocation(Allocation& a);
+  // DMA memory mapped at a fresh VA through the system aperture (consumes `dma`: freed on error).
+  Result<DeviceBuffer> map_host(pci::DmaBuffer dma);
   // Host buffers of these sizes, all or none (a failure frees the ones made). Queue memory
   // (rings, pointer pages, MQDs) lives until close, with every other allocation.
   Status alloc_all(std::initializer_list<uint64_t> sizes, std::vector<DeviceBuffer>& out);

@@ -113,7 +113,13 @@ class PciDevice {
 
   // DMA memory of at least `size` bytes (rounded up to 4 KiB pages), zeroed.
   virtual Result<DmaBuffer> alloc_dma(uint64_t size) = 0;
-  // kNotFound for a buffer this device did not allocate (or freed already).
+  // Maps host memory someone else owns (another device's DMA buffer, as a peer group shares
+  // signal pages) for this function's DMA: `host` 4 KiB aligned, `size` a multiple of 4 KiB, the
+  // memory outliving the mapping. free_dma() unmaps it and leaves the memory alone.
+  // kUnsupported where the platform cannot (no IOMMU: pinning and translating memory rawgpu did
+  // not allocate is not done; allocate it with alloc_dma instead).
+  virtual Result<DmaBuffer> map_dma(uint8_t* host, uint64_t size);
+  // kNotFound for a buffer this device did not allocate or map (or freed already).
   virtual Status free_dma(const DmaBuffer& buffer) = 0;
 
   // Waits for the function's interrupt (MSI vector 0). kTimeout after `timeout` on clock();

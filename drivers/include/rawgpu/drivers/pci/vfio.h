@@ -52,6 +52,8 @@ class VfioPciDevice final : public PciDevice {
   Result<BarInfo> bar(int index) override;
   Result<Mmio*> map_bar(int index) override;
   Result<DmaBuffer> alloc_dma(uint64_t size) override;
+  // IOMMU mode only (one MAP_DMA ioctl); no-IOMMU mode refuses (kUnsupported).
+  Result<DmaBuffer> map_dma(uint8_t* host, uint64_t size) override;
   Status free_dma(const DmaBuffer& buffer) override;
   Status wait_irq(Nanos timeout) override;
   Status reset() override;

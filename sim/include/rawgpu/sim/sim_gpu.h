@@ -1,7 +1,13 @@
-// The simulated GPU as a driver sees it, for tests: the PCI function in bare mode
-// (sim::AmdPciFunction) with drivers::amd::PciAmdDevice over it — page tables through BAR0, VM
-// context / HQD / SDMA queues through BAR5, doorbells through BAR2, DMA memory. AmdDevice calls
-// go to the driver; hw() and the helpers below reach the simulated hardware.
+// A simulated AMD GPU with its driver loaded: the PCI function (sim::AmdPciFunction, bare
+// hardware) and drivers::amd::PciAmdDevice over it, which puts page tables in VRAM through
+// BAR0, programs the VM context, HQDs and SDMA queues through BAR5 and rings doorbells through
+// BAR2, with host buffers in the function's DMA memory. This is the only way to get an
+// AmdDevice on the simulator: the AmdDevice calls go to the driver, never into the simulator.
+// hw() and the helpers below reach the simulated hardware (tests, benchmarks, fuzzers, and the
+// runtime's simulated devices).
+//
+// Header-only so that the simulator library itself never depends on a driver: whoever pairs
+// them (runtime/sim, tests, tools) compiles this.
 #pragma once
 
 #include <memory>
@@ -10,22 +16,38 @@
 #include "rawgpu/drivers/amd/pci_device.h"
 #include "rawgpu/sim/amd_pci.h"
 
-namespace rawgpu::sim::testing {
+namespace rawgpu::sim {
 
 class SimGpu final : public drivers::amd::AmdDevice {
  public:
-  static Result<std::unique_ptr<SimGpu>> create(uint32_t gc_version) {
+  // Powers the function on and opens the driver on it (kind and VRAM size from `config.gpu`).
+  // `name`: the device name the driver reports (empty: the function's, "sim:gfx1100").
+  static Result<std::unique_ptr<SimGpu>> create(const AmdPciConfig& config,
+                                                const std::string& name = {}) {
     std::unique_ptr<SimGpu> g(new SimGpu());
-    AmdPciConfig c;
-    c.gpu.gc_version = gc_version;
-    c.gpu.host_managed = false;
-    g->fn_ = RG_TRY(AmdPciFunction::create(c));
+    g->fn_ = RG_TRY(AmdPciFunction::create(config));
     drivers::amd::PciAmdOptions o;
+    o.name = name;
+    // gc_version 0: the driver identifies the GPU from the function's PCI ids.
     o.diagnostics = [hw = &g->fn_->gpu()] { return hw->queue_errors(); };
     g->dev_ = RG_TRY(drivers::amd::PciAmdDevice::open(*g->fn_, o));
     return g;
   }
+  // A default function of GC version `gc_version` (110000 gfx1100, 120001 gfx1201).
+  static Result<std::unique_ptr<SimGpu>> create(uint32_t gc_version = 110000) {
+    AmdPciConfig c;
+    c.gpu.gc_version = gc_version;
+    return create(c);
+  }
+  // The simulated device `name` ("sim:gfx1100", "sim:gfx1201").
+  static Result<std::unique_ptr<SimGpu>> create(std::string_view name) {
+    AmdPciConfig c;
+    c.gpu = RG_TRY(parse_sim_device(name));
+    return create(c, std::string(name));
+  }
+
   AmdGpu& hw() { return fn_->gpu(); }
+  const AmdGpu& hw() const { return fn_->gpu(); }
   AmdPciFunction& function() { return *fn_; }
   drivers::amd::PciAmdDevice& driver() { return *dev_; }
   uint32_t read_reg(uint32_t reg) const { return fn_->gpu().read_reg(reg); }
@@ -37,6 +59,10 @@ class SimGpu final : public drivers::amd::AmdDevice {
   bool threaded() const { return fn_->gpu().threaded(); }
   memory::MemoryManager& memory_manager() { return dev_->memory_manager(); }
   void set_executor(DispatchExecutor* e) { fn_->gpu().set_executor(e); }
+  // A peer's host memory (e.g. its signal page) mapped into this device's VA space.
+  Result<drivers::amd::DeviceBuffer> map_external(uint8_t* host, uint64_t size) {
+    return dev_->map_external(host, size);
+  }
 
   std::string name() const override { return dev_->name(); }
   uint32_t gc_version() const override { return dev_->gc_version(); }
@@ -61,4 +87,4 @@ class SimGpu final : public drivers::amd::AmdDevice {
   std::unique_ptr<drivers::amd::PciAmdDevice> dev_;  // destroyed first
 };
 
-}  // namespace rawgpu::sim::testing
+}  // namespace rawgpu::sim
