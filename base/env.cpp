@@ -31,6 +31,8 @@ constexpr Variable kVariables[] = {
      "how long a signal wait blocks before a timeout error (30000)"},
     {"RAWGPU_EMU_THREADS", "N", "host threads of the RDNA emulator's workgroups (1..256)"},
     {"RAWGPU_SIM_THREAD", "0|1", "1: the simulated GPU runs on its own device thread"},
+    {"RAWGPU_SIM_FAULTS", "RULES",
+     "fault-plan rules for simulated GPUs, e.g. 'dispatch:hang' (sim/fault_plan.h)"},
     {"RAWGPU_TRACE", "FILE",
      "record every kernel launch and copy; write Chrome trace-event JSON to FILE at exit"},
     {"RAWGPU_VFIO_NOIOMMU", "0|1",

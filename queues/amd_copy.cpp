@@ -37,6 +37,37 @@ Copier::~Copier() {
   }
   for (const Staging& s : staging_) (void)device_->free(s.buffer);
   if (signal_.valid()) signals_->release(signal_);
+  if (ts_start_.valid()) signals_->release(ts_start_);
+  if (ts_end_.valid()) signals_->release(ts_end_);
+}
+
+Status Copier::set_timestamps(bool on) {
+  if (on && !ts_start_.valid()) {
+    Signal a = RG_TRY(signals_->alloc());
+    auto b = signals_->alloc();
+    if (!b) {
+      signals_->release(a);
+      return std::move(b).take_error();
+    }
+    ts_start_ = a;
+    ts_end_ = *b;
+  }
+  stamps_ = on;
+  stamped_ = false;
+  return {};
+}
+
+std::optional<Copier::DeviceTimes> Copier::last_device_times() const {
+  if (!stamped_) return std::nullopt;
+  return DeviceTimes{ts_start_.timestamp(), ts_end_.timestamp()};
+}
+
+void Copier::stamp_start() {
+  if (stamps_) queue_->timestamp(ts_start_);
+}
+
+void Copier::stamp_end() {
+  if (stamps_) queue_->timestamp(ts_end_);
 }
 
 Status Copier::wait_value(uint32_t value, const char* what) {
@@ -63,6 +94,7 @@ Result<uint32_t> Copier::submit_fenced() {
 }
 
 Status Copier::copy_in(GpuVa dst, std::span<const uint8_t> src) {
+  stamped_ = false;  // set again once a copy with timestamps has completed
   uint64_t done = 0;
   size_t next = 0;
   while (done < src.size()) {
@@ -71,14 +103,19 @@ Status Copier::copy_in(GpuVa dst, std::span<const uint8_t> src) {
     RG_TRY(wait_value(s.busy_until, "copy-in staging buffer"));
     const uint64_t n = std::min<uint64_t>(src.size() - done, s.buffer.size);
     std::memcpy(s.buffer.cpu, src.data() + done, n);
+    if (done == 0) stamp_start();
     queue_->copy(dst + done, s.buffer.va, n);
+    if (done + n == src.size()) stamp_end();
     s.busy_until = RG_TRY(submit_fenced());
     done += n;
   }
-  return wait_value(value_, "copy-in");
+  RG_TRY(wait_value(value_, "copy-in"));
+  stamped_ = stamps_ && !src.empty();
+  return {};
 }
 
 Status Copier::copy_out(std::span<uint8_t> dst, GpuVa src) {
+  stamped_ = false;
   struct InFlight {
     size_t staging;
     uint64_t offset, bytes;
@@ -91,7 +128,9 @@ Status Copier::copy_out(std::span<uint8_t> dst, GpuVa src) {
     Staging& s = staging_[next];
     RG_TRY(wait_value(s.busy_until, "copy-out staging buffer"));
     const uint64_t n = std::min<uint64_t>(dst.size() - issued, s.buffer.size);
+    if (issued == 0) stamp_start();
     queue_->copy(s.buffer.va, src + issued, n);
+    if (issued + n == dst.size()) stamp_end();
     s.busy_until = RG_TRY(submit_fenced());
     flight.push_back({next, issued, n, s.busy_until});
     next = (next + 1) % staging_.size();
@@ -106,14 +145,20 @@ Status Copier::copy_out(std::span<uint8_t> dst, GpuVa src) {
     std::memcpy(dst.data() + f.offset, staging_[f.staging].buffer.cpu, f.bytes);
     if (issued < dst.size()) RG_TRY(issue());  // refills the buffer just drained
   }
+  stamped_ = stamps_ && !dst.empty();
   return {};
 }
 
 Status Copier::copy(GpuVa dst, GpuVa src, uint64_t bytes) {
+  stamped_ = false;
   if (bytes == 0) return {};
+  stamp_start();
   queue_->copy(dst, src, bytes);
+  stamp_end();
   const uint32_t v = RG_TRY(submit_fenced());
-  return wait_value(v, "device copy");
+  RG_TRY(wait_value(v, "device copy"));
+  stamped_ = stamps_;
+  return {};
 }
 
 }  // namespace rawgpu::queues::amd

@@ -125,6 +125,7 @@ class AmdTensorDevice final : public Device {
   }
   Status copy_in(GpuVa va, std::span<const std::byte> bytes) {
     RG_TRY(healthy());
+    RG_TRY(sync_copy_timestamps());
     const uint64_t h0 = Profiler::get().enabled() ? Profiler::get().now_ns() : 0;
     RG_TRY_CTX(copier_->copy_in(va, {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}),
                "%s: upload of %zu bytes", cfg_.name.c_str(), bytes.size());
@@ -133,13 +134,15 @@ class AmdTensorDevice final : public Device {
   }
   Status copy_out(std::span<std::byte> bytes, GpuVa va) {
     RG_TRY(healthy());
+    RG_TRY(sync_copy_timestamps());
     const uint64_t h0 = Profiler::get().enabled() ? Profiler::get().now_ns() : 0;
     RG_TRY_CTX(copier_->copy_out({reinterpret_cast<uint8_t*>(bytes.data()), bytes.size()}, va),
                "%s: download of %zu bytes", cfg_.name.c_str(), bytes.size());
     record_copy("copy_out", bytes.size(), h0);
     return ok_status();
   }
-  // Copies are timed on the host (the staging path is several SDMA submissions).
+  // Copies carry SDMA timestamps around their copy packets (the staging path's whole span on
+  // the engine) while the profiler records, plus host times.
   void record_copy(const char* kind, size_t bytes, uint64_t h0) {
     Profiler& prof = Profiler::get();
     if (!prof.enabled()) return;
@@ -150,7 +153,22 @@ class AmdTensorDevice final : public Device {
     e.bytes = bytes;
     e.host_start_ns = h0;
     e.host_end_ns = prof.now_ns();
+    if (auto t = copier_->last_device_times()) {
+      e.has_device_time = true;
+      e.device_start = t->start;
+      e.device_end = t->end;
+      e.device_tick_ns = cfg_.device_tick_ns;
+    }
     prof.record(std::move(e));
+  }
+  // Timestamps on the copier only while profiling (two SDMA packets per copy otherwise saved).
+  Status sync_copy_timestamps() {
+    const bool on = Profiler::get().enabled();
+    if (on != copy_stamps_) {
+      RG_TRY(copier_->set_timestamps(on));
+      copy_stamps_ = on;
+    }
+    return ok_status();
   }
 
  private:
@@ -183,6 +201,7 @@ class AmdTensorDevice final : public Device {
   std::unique_ptr<queues::KernargArena> kernargs_;
   std::unique_ptr<queues::Timeline> timeline_;
   queues::Signal ts_start_, ts_end_;  // device timestamps around a profiled dispatch
+  bool copy_stamps_ = false;          // the copier's timestamps are on
   struct HashKey {
     size_t operator()(const compiler::Hash128& h) const { return size_t(h.lo ^ (h.hi * 31)); }
   };
@@ -442,19 +461,31 @@ Result<std::optional<std::vector<compiler::Opt>>> AmdTensorDevice::beam_opts(com
 }
 
 Status AmdTensorDevice::wait(const queues::Signal& s, uint64_t value, const std::string& what) {
-  const auto deadline = std::chrono::steady_clock::now() + queues::default_wait_timeout();
-  for (uint64_t polls = 0;; ++polls) {
+  const Nanos timeout = queues::default_wait_timeout();
+  const auto t0 = std::chrono::steady_clock::now();
+  uint64_t polls = 0;
+  for (;; ++polls) {
     if (s.value() >= value) return ok_status();
     RG_TRY(healthy());
     cfg_.device->poll();
     if (s.value() >= value) return ok_status();
-    if (std::chrono::steady_clock::now() > deadline) break;
+    if (std::chrono::steady_clock::now() - t0 > timeout) break;
     if (polls > 64) std::this_thread::yield();
   }
-  // Timed out: the seam's own wait produces the standard diagnostic.
-  queues::WaitOptions o;
-  o.timeout = std::chrono::nanoseconds(0);
-  return queues::wait_signal(*cfg_.device, s, value, what, o);
+  // Timed out with the device healthy: a hang (or a job longer than the limit).
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const drivers::amd::FaultState f = cfg_.device->fault_state();
+  return std::move(
+      make_error(Errc::kTimeout,
+                 "%s: timed out after %.1f ms (%llu polls) waiting for %s >= %llu: the signal at "
+                 "GPU VA %s holds %llu; device: %s",
+                 cfg_.name.c_str(), ms, static_cast<unsigned long long>(polls), what.c_str(),
+                 static_cast<unsigned long long>(value), hex(s.va().raw()).c_str(),
+                 static_cast<unsigned long long>(s.value()),
+                 f.description.empty() ? "no fault recorded" : f.description.c_str())
+          .with_hint("the GPU never completed the work: a hang, or a job longer than "
+                     "RAWGPU_WAIT_TIMEOUT_MS allows"));
 }
 
 Status AmdTensorDevice::run(compiler::Ref ast, std::span<Buffer* const> args, const RunContext&) {

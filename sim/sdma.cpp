@@ -16,8 +16,6 @@ namespace sd = autogen::amd::sdma_v6;
 
 namespace {
 constexpr uint64_t kPage = 4096;
-constexpr uint32_t kSdmaDoorbellBase = 0x100;  // SDMA0 queue 0 (amd.md §8)
-constexpr uint32_t kSdmaDoorbellStep = 0xA;
 
 const char* sdma_op_name(uint32_t op) {
   switch (op) {
@@ -153,6 +151,7 @@ bool AmdGpu::step_sdma(SdmaQueue& q) {
       if (Status st = copy(dst, src, bytes); !st) {
         return stop("COPY_LINEAR of " + format_bytes(bytes) + ": " + st.error().message());
       }
+      clock_ += sdma_copy_ticks(bytes);
       break;
     }
     case sd::SDMA_OP_WRITE: {

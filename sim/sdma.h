@@ -30,6 +30,11 @@ constexpr uint32_t kShWindow =
 constexpr uint32_t kUconfigWindow = autogen::amd::pm4_nvd::PACKET3_SET_UCONFIG_REG_END -
                                     autogen::amd::pm4_nvd::PACKET3_SET_UCONFIG_REG_START;
 
+// The modelled duration of a COPY_LINEAR of `bytes`, in 100 MHz GPU-clock ticks: 32 GB/s (the
+// order of a PCIe 4.0 x16 link, 320 bytes per 10 ns tick), at least one tick. A deterministic
+// model, so SDMA TIMESTAMPs around a copy measure something; not a measured engine rate.
+inline uint64_t sdma_copy_ticks(uint64_t bytes) { return bytes / 320 + 1; }
+
 // A compute queue, as its HQD registers programmed it.
 struct AmdGpu::Queue {
   uint32_t id = 0;  // activation order (queue_status)

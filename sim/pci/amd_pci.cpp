@@ -1,5 +1,6 @@
 #include "rawgpu/sim/amd_pci.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -183,6 +184,16 @@ AmdPciFunction::~AmdPciFunction() {
 
 Result<std::unique_ptr<AmdPciFunction>> AmdPciFunction::create(const AmdPciConfig& config) {
   std::unique_ptr<AmdPciFunction> f(new AmdPciFunction(config));
+  if (const char* env = std::getenv("RAWGPU_SIM_FAULTS");
+      config.faults_from_env && env != nullptr && *env != '\0') {
+    auto rules = parse_fault_rules(env);
+    if (!rules)
+      return std::move(rules)
+          .take_error()
+          .with_context("in RAWGPU_SIM_FAULTS")
+          .with_hint("see sim/fault_plan.h for the rule syntax");
+    for (const FaultRule& r : *rules) f->plan_.add(r);
+  }
   f->gpu_ = RG_TRY(AmdGpu::create(config.gpu, &f->plan_));
   f->bar0_max_ = RG_TRY(next_pow2(f->gpu_->vram_size()));
   if (!is_pow2(config.bar0_size) || config.bar0_size < (256ull << 20) ||

@@ -1,6 +1,7 @@
-// Profiling through the Tensor API: every launch and copy is recorded, kernels on the simulated
-// GPUs carry device timestamps (RELEASE_MEM of the virtual clock around the dispatch), and the
-// Chrome trace-event JSON parses and its durations are the device timestamps' differences.
+// Profiling through the Tensor API: every launch and copy is recorded; kernels and copies on the
+// simulated GPUs carry device timestamps (RELEASE_MEM of the virtual clock around the dispatch,
+// SDMA TIMESTAMP around a copy's packets), and the Chrome trace-event JSON parses and its
+// durations are the device timestamps' differences.
 #include <gtest/gtest.h>
 #include <llvm/Support/JSON.h>
 
@@ -70,14 +71,19 @@ TEST_P(Profile, KernelsAndCopiesCarryDeviceTimeAndTheTraceMatchesIt) {
     // The simulated clock moves with the work (deterministic), and in order on one queue.
     EXPECT_GT(ks[1].device_end - ks[1].device_start, ks[0].device_end - ks[0].device_start);
     EXPECT_GE(ks[1].device_start, ks[0].device_end);
-    size_t copies_out = 0;
+    // Downloads carry SDMA timestamps; the simulated engine's clock moves with the bytes.
+    std::vector<ProfileEvent> outs;
     for (const ProfileEvent& e : all)
       if (e.kind == "copy_out") {
-        ++copies_out;
+        outs.push_back(e);
         EXPECT_EQ(e.queue, "copy");
-        EXPECT_TRUE(e.bytes == 256 * 4 || e.bytes == 65536 * 4) << e.bytes;
+        EXPECT_TRUE(e.has_device_time);
+        EXPECT_GT(e.device_end, e.device_start);
       }
-    EXPECT_EQ(copies_out, 2u);
+    ASSERT_EQ(outs.size(), 2u);
+    EXPECT_EQ(outs[0].bytes, 256u * 4);
+    EXPECT_EQ(outs[1].bytes, 65536u * 4);
+    EXPECT_GT(outs[1].device_end - outs[1].device_start, outs[0].device_end - outs[0].device_start);
   }
 
   // The Chrome trace: one complete event per recorded event, durations from device time.
@@ -85,7 +91,7 @@ TEST_P(Profile, KernelsAndCopiesCarryDeviceTimeAndTheTraceMatchesIt) {
   ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
   const llvm::json::Array* evs = parsed->getAsObject()->getArray("traceEvents");
   ASSERT_NE(evs, nullptr);
-  size_t complete = 0, kernel_events = 0, names = 0;
+  size_t complete = 0, kernel_events = 0, names = 0, copy_events = 0;
   for (const llvm::json::Value& v : *evs) {
     const llvm::json::Object& o = *v.getAsObject();
     const std::string ph = o.getString("ph").value_or("").str();
@@ -96,6 +102,17 @@ TEST_P(Profile, KernelsAndCopiesCarryDeviceTimeAndTheTraceMatchesIt) {
     }
     ASSERT_EQ(ph, "X");
     ++complete;
+    if (gpu && o.getString("cat") == "copy_out") {
+      // Copies: durations from their SDMA timestamps as well.
+      const llvm::json::Object& args = *o.getObject("args");
+      EXPECT_EQ(args.getBoolean("device_time"), true);
+      const int64_t t0 = args.getInteger("device_start").value_or(-1);
+      const int64_t t1 = args.getInteger("device_end").value_or(-1);
+      ASSERT_GT(t1, t0);
+      EXPECT_NEAR(o.getNumber("dur").value_or(-1), double(t1 - t0) * ks[0].device_tick_ns / 1000.0,
+                  1e-9);
+      ++copy_events;
+    }
     if (o.getString("cat") != "kernel") continue;
     const ProfileEvent& k = ks[kernel_events++];
     EXPECT_EQ(o.getString("name").value_or("").str(), k.name);
@@ -114,6 +131,7 @@ TEST_P(Profile, KernelsAndCopiesCarryDeviceTimeAndTheTraceMatchesIt) {
   }
   EXPECT_EQ(complete, all.size());
   EXPECT_EQ(kernel_events, ks.size());
+  EXPECT_EQ(copy_events, gpu ? 2u : 0u);
   EXPECT_EQ(names, 1u);
 }
 

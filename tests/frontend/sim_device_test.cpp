@@ -3,6 +3,7 @@
 // surfacing as typed errors on the tensor.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "rawgpu/frontend/tensor.h"
@@ -116,6 +117,35 @@ TEST(SimDeviceErrors, EmulatorFailureIsATypedErrorOnTheTensor) {
       << r.error().to_string();
   auto again = Tensor::full({4}, 1, DType::kFloat32, "sim:tiny-budget").to_host<float>();
   EXPECT_FALSE(again.ok());
+}
+
+// A kernel that never completes (the fault plan hangs its dispatch): the tensor gets a typed
+// timeout naming the kernel within RAWGPU_WAIT_TIMEOUT_MS, nothing blocks forever.
+TEST(SimDeviceErrors, HungKernelIsATimeoutNamingTheKernel) {
+  register_device("sim:hung", []() -> Result<std::unique_ptr<Device>> {
+    std::shared_ptr<sim::SimGpu> gpu = RG_TRY(sim::SimGpu::create());
+    auto emu = std::make_shared<sim::rdna::Emulator>(gpu->hw(), sim::rdna::Target::kGfx1100);
+    gpu->set_executor(emu.get());
+    sim::FaultRule r;
+    r.trigger = sim::FaultRule::Trigger::kDispatch;
+    r.action = sim::FaultRule::Action::kHang;
+    gpu->function().add_fault(r);
+    AmdDeviceConfig c;
+    c.name = "sim:hung";
+    c.target = "gfx1100";
+    c.device = gpu;
+    c.keep_alive = emu;
+    return make_amd_device(std::move(c));
+  });
+  ASSERT_EQ(setenv("RAWGPU_WAIT_TIMEOUT_MS", "50", 1), 0);
+  auto r = (Tensor::full({64}, 3, DType::kFloat32, "sim:hung") * 2.0).to_host<float>();
+  ASSERT_EQ(unsetenv("RAWGPU_WAIT_TIMEOUT_MS"), 0);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().is(Errc::kTimeout)) << r.error().to_string();
+  EXPECT_NE(r.error().to_string().find("timed out after"), std::string::npos)
+      << r.error().to_string();
+  EXPECT_NE(r.error().to_string().find("waiting for kernel "), std::string::npos)
+      << r.error().to_string();
 }
 
 // A device whose GPU has no dispatch executor: the PM4 dispatch stops the queue.

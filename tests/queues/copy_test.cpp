@@ -155,6 +155,32 @@ TEST_P(CopyTest, FaultingCopyReportsAndDoesNotHang) {
       << st.error().to_string();
 }
 
+// Device timestamps (SDMA TIMESTAMP packets) bracket the whole staged copy; the simulated
+// engine's clock moves by its modelled copy time, so a larger copy takes longer.
+TEST_P(CopyTest, TimestampsBracketEachCopy) {
+  Copier& c = copier(small());
+  auto vram = gpu_->alloc(64 * 1024, BufferPlacement::kVram).value();
+  const std::vector<uint8_t> data = pattern(64 * 1024, 5);
+  ASSERT_TRUE(c.copy_in(vram.va, data));
+  EXPECT_FALSE(c.last_device_times().has_value());  // off by default
+  ASSERT_TRUE(c.set_timestamps(true));
+  ASSERT_TRUE(c.copy_in(vram.va, {data.data(), 1024}));
+  const Copier::DeviceTimes a = c.last_device_times().value();
+  ASSERT_TRUE(c.copy_in(vram.va, data));  // 8 staging rounds
+  const Copier::DeviceTimes b = c.last_device_times().value();
+  EXPECT_GT(a.end, a.start);
+  EXPECT_GE(b.start, a.end);
+  EXPECT_GT(b.end - b.start, a.end - a.start);
+  std::vector<uint8_t> back(data.size());
+  ASSERT_TRUE(c.copy_out(back, vram.va));
+  EXPECT_EQ(back, data);
+  EXPECT_GT(c.last_device_times().value().start, b.end);
+  ASSERT_TRUE(c.set_timestamps(false));
+  ASSERT_TRUE(c.copy(vram.va, vram.va + 4096, 4096));
+  EXPECT_FALSE(c.last_device_times().has_value());
+  ASSERT_TRUE(gpu_->free(vram));
+}
+
 TEST_P(CopyTest, BadConfigIsRejected) {
   CopierConfig c;
   c.staging_count = 0;

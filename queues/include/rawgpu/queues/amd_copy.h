@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -42,6 +43,16 @@ class Copier {
   // GPU VA -> GPU VA on the engine. Returns when done.
   Status copy(GpuVa dst, GpuVa src, uint64_t bytes);
 
+  // Device timestamps: with them on, each copy_in / copy_out / copy brackets its copy packets
+  // with SDMA TIMESTAMP (GET_GLOBAL) packets, read back by last_device_times() once it returned.
+  // The span is the engine's: for a staged copy it includes the engine waiting on the host.
+  Status set_timestamps(bool on);
+  struct DeviceTimes {
+    uint64_t start = 0, end = 0;  // GPU clock ticks
+  };
+  // The last completed copy's timestamps, or nothing (timestamps off, or no copy since).
+  std::optional<DeviceTimes> last_device_times() const;
+
   CopyQueue& queue() { return *queue_; }
   const Signal& signal() const { return signal_; }
   // Last fence value submitted.
@@ -53,6 +64,9 @@ class Copier {
   // Submits what is pending, fencing it with the next value; returns that value.
   Result<uint32_t> submit_fenced();
   Status wait_value(uint32_t value, const char* what);
+  // Emits the start / end timestamp packet when timestamps are on.
+  void stamp_start();
+  void stamp_end();
 
   drivers::amd::AmdDevice* device_;
   SignalPool* signals_;
@@ -60,6 +74,9 @@ class Copier {
   std::unique_ptr<CopyQueue> queue_;
   Signal signal_;
   uint32_t value_ = 0;
+  bool stamps_ = false;
+  bool stamped_ = false;  // the last copy carried timestamps
+  Signal ts_start_, ts_end_;
   struct Staging {
     drivers::amd::DeviceBuffer buffer;
     uint32_t busy_until = 0;  // fence value after which the buffer is free

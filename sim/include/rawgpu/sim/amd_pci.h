@@ -47,6 +47,9 @@ struct AmdPciConfig {
   AmdGpuConfig gpu;                   // profile (gc_version), VRAM size, threading
   uint64_t bar0_size = 256ull << 20;  // the VRAM aperture at power-on (a power of two, >= 256 MiB)
   bool trace = false;                 // record accesses (trace())
+  // Fault-plan rules from RAWGPU_SIM_FAULTS (parse_fault_rules syntax; a malformed value makes
+  // create() fail with the reason). Tests that build their own plan turn it off.
+  bool faults_from_env = true;
 };
 
 // Config-space layout of the simulated function (offsets of the capabilities).

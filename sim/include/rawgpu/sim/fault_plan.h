@@ -13,8 +13,10 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "rawgpu/base/error.h"
 #include "rawgpu/base/poll.h"
 
 namespace rawgpu::sim {
@@ -49,6 +51,17 @@ struct FaultRule {
 
 const char* trigger_name(FaultRule::Trigger t);
 const char* action_name(FaultRule::Action a);
+
+// Rules from text (RAWGPU_SIM_FAULTS, untrusted): rules separated by ';', each
+//   TRIGGER[@TARGET]:ACTION[=VALUE][,KEY=NUMBER]...
+// triggers: register-read, register-write, doorbell, alloc-dma, dispatch, va-access,
+// wait-reg-mem; actions: value=N (register reads), drop (register writes, doorbells), fail
+// (alloc-dma), wave-error[=TYPE] (dispatch; 0 EDC_FUE, 1 ILLEGAL_INST, 2 MEMVIOL, 3 EDC_FED),
+// vm-fault (va-access), hang (dispatch, wait-reg-mem); keys: nth, count, after-us (virtual
+// time), va and size (va-access, size > 0). Numbers are decimal or 0x-hex. Example:
+//   "dispatch:wave-error=2,nth=3;register-read@0xde3:value=0xffffffff,after-us=5000,count=0"
+// kInvalidArgument names the rule, the part and what is allowed.
+Result<std::vector<FaultRule>> parse_fault_rules(std::string_view text);
 
 class FaultPlan {
  public:
