@@ -471,13 +471,18 @@ Result<pci::DmaBuffer> AmdPciFunction::alloc_dma(uint64_t size) {
   uint8_t* host = reinterpret_cast<uint8_t*>(
       (reinterpret_cast<uintptr_t>(d.storage.get()) + kPage - 1) & ~uintptr_t{kPage - 1});
   std::memset(host, 0, bytes);
+  return enter_dma(host, bytes, std::move(d), "");
+}
+
+Result<pci::DmaBuffer> AmdPciFunction::enter_dma(uint8_t* host, uint64_t bytes, Dma d,
+                                                 const char* note_suffix) {
   d.bus = RG_TRY(gpu_->attach_dma(host, bytes)).raw();
   pci::DmaBuffer b;
   b.host = host;
   b.size = bytes;
   for (uint64_t o = 0; o < bytes; o += kPage) b.bus_pages.push_back(d.bus + o);
-  note(strformat("dma map 0x%llx +0x%llx", static_cast<unsigned long long>(d.bus),
-                 static_cast<unsigned long long>(bytes)));
+  note(strformat("dma map 0x%llx +0x%llx%s", static_cast<unsigned long long>(d.bus),
+                 static_cast<unsigned long long>(bytes), note_suffix));
   dma_.emplace(reinterpret_cast<uintptr_t>(host), std::move(d));
   return b;
 }
@@ -492,16 +497,7 @@ Result<pci::DmaBuffer> AmdPciFunction::map_dma(uint8_t* host, uint64_t size) {
   if (dma_.count(reinterpret_cast<uintptr_t>(host)))
     return make_error(Errc::kInvalidArgument, "%s: %p is already mapped for DMA", name().c_str(),
                       static_cast<void*>(host));
-  Dma d;  // no storage: the caller owns the memory
-  d.bus = RG_TRY(gpu_->attach_dma(host, size)).raw();
-  pci::DmaBuffer b;
-  b.host = host;
-  b.size = size;
-  for (uint64_t o = 0; o < size; o += kPage) b.bus_pages.push_back(d.bus + o);
-  note(strformat("dma map 0x%llx +0x%llx (external)", static_cast<unsigned long long>(d.bus),
-                 static_cast<unsigned long long>(size)));
-  dma_.emplace(reinterpret_cast<uintptr_t>(host), std::move(d));
-  return b;
+  return enter_dma(host, size, Dma{}, " (external)");  // no storage: the caller owns it
 }
 
 Status AmdPciFunction::free_dma(const pci::DmaBuffer& buffer) {

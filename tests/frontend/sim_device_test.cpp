@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include "rawgpu/frontend/tensor.h"
 #include "rawgpu/runtime/amd_device.h"
@@ -94,21 +95,28 @@ TEST_P(SimDevice, OpcodeCountersCountExecutedInstructions) {
 INSTANTIATE_TEST_SUITE_P(Targets, SimDevice, testing::Values("sim:gfx1100", "sim:gfx1201"),
                          [](const auto& i) { return std::string(i.param).substr(4); });
 
-// An emulator failure (here: the instruction budget) stops the queue; the tensor gets a typed
-// error naming it, later work on the device gets the same error, nothing aborts.
-TEST(SimDeviceErrors, EmulatorFailureIsATypedErrorOnTheTensor) {
-  register_device("sim:tiny-budget", []() -> Result<std::unique_ptr<Device>> {
+// Registers `name`: a gfx1100 simulated GPU with the emulator, adjusted by `tweak` first.
+void register_adjusted(const std::string& name,
+                       std::function<void(sim::SimGpu&, sim::rdna::Emulator&)> tweak) {
+  register_device(name, [name, tweak]() -> Result<std::unique_ptr<Device>> {
     std::shared_ptr<sim::SimGpu> gpu = RG_TRY(sim::SimGpu::create());
     auto emu = std::make_shared<sim::rdna::Emulator>(gpu->hw(), sim::rdna::Target::kGfx1100);
-    emu->options().max_instructions = 5;
     gpu->set_executor(emu.get());
+    tweak(*gpu, *emu);
     AmdDeviceConfig c;
-    c.name = "sim:tiny-budget";
+    c.name = name;
     c.target = "gfx1100";
     c.device = gpu;
     c.keep_alive = emu;
     return make_amd_device(std::move(c));
   });
+}
+
+// An emulator failure (here: the instruction budget) stops the queue; the tensor gets a typed
+// error naming it, later work on the device gets the same error, nothing aborts.
+TEST(SimDeviceErrors, EmulatorFailureIsATypedErrorOnTheTensor) {
+  register_adjusted("sim:tiny-budget",
+                    [](sim::SimGpu&, sim::rdna::Emulator& e) { e.options().max_instructions = 5; });
   Tensor a = Tensor::full({64}, 3, DType::kFloat32, "sim:tiny-budget");
   auto r = (a * a).exp().to_host<float>();
   ASSERT_FALSE(r.ok());
@@ -122,20 +130,11 @@ TEST(SimDeviceErrors, EmulatorFailureIsATypedErrorOnTheTensor) {
 // A kernel that never completes (the fault plan hangs its dispatch): the tensor gets a typed
 // timeout naming the kernel within RAWGPU_WAIT_TIMEOUT_MS, nothing blocks forever.
 TEST(SimDeviceErrors, HungKernelIsATimeoutNamingTheKernel) {
-  register_device("sim:hung", []() -> Result<std::unique_ptr<Device>> {
-    std::shared_ptr<sim::SimGpu> gpu = RG_TRY(sim::SimGpu::create());
-    auto emu = std::make_shared<sim::rdna::Emulator>(gpu->hw(), sim::rdna::Target::kGfx1100);
-    gpu->set_executor(emu.get());
+  register_adjusted("sim:hung", [](sim::SimGpu& g, sim::rdna::Emulator&) {
     sim::FaultRule r;
     r.trigger = sim::FaultRule::Trigger::kDispatch;
     r.action = sim::FaultRule::Action::kHang;
-    gpu->function().add_fault(r);
-    AmdDeviceConfig c;
-    c.name = "sim:hung";
-    c.target = "gfx1100";
-    c.device = gpu;
-    c.keep_alive = emu;
-    return make_amd_device(std::move(c));
+    g.function().add_fault(r);
   });
   ASSERT_EQ(setenv("RAWGPU_WAIT_TIMEOUT_MS", "50", 1), 0);
   auto r = (Tensor::full({64}, 3, DType::kFloat32, "sim:hung") * 2.0).to_host<float>();

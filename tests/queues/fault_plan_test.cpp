@@ -23,15 +23,6 @@ using drivers::amd::BufferPlacement;
 using drivers::amd::PciAmdDevice;
 using sim::FaultRule;
 
-class Recorder final : public sim::DispatchExecutor {
- public:
-  Status execute(const sim::DispatchState& s) override {
-    states.push_back(s);
-    return {};
-  }
-  std::vector<sim::DispatchState> states;
-};
-
 class FaultPlan : public testing::TestWithParam<uint32_t> {
  protected:
   void SetUp() override {
@@ -78,7 +69,7 @@ class FaultPlan : public testing::TestWithParam<uint32_t> {
     return std::any_of(log.begin(), log.end(),
                        [&](const std::string& l) { return l.find(needle) != std::string::npos; });
   }
-  Recorder rec_;
+  sim::RecordingExecutor rec_;
   std::unique_ptr<sim::AmdPciFunction> fn_;
   std::unique_ptr<PciAmdDevice> dev_;
   std::unique_ptr<SignalPool> pool_;

@@ -86,15 +86,6 @@ TEST(SimDeviceNames, ParseAndName) {
   EXPECT_EQ(sim::SimGpu::create(100300u).error().code(), Errc::kUnsupported);
 }
 
-class Recorder final : public sim::DispatchExecutor {
- public:
-  Status execute(const sim::DispatchState& s) override {
-    states.push_back(s);
-    return {};
-  }
-  std::vector<sim::DispatchState> states;
-};
-
 class Flavour : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
@@ -110,7 +101,7 @@ class Flavour : public ::testing::TestWithParam<const char*> {
   bool gfx12() const { return std::string_view(GetParam()) == "sim:gfx1201"; }
   Signal sig() { return pool_->alloc().value(); }
   std::unique_ptr<sim::SimGpu> gpu_;
-  Recorder rec_;
+  sim::RecordingExecutor rec_;
   std::unique_ptr<SignalPool> pool_;
   std::unique_ptr<ComputeQueue> q_;
 };

@@ -15,15 +15,6 @@ namespace {
 
 using drivers::amd::BufferPlacement;
 
-class Recorder final : public sim::DispatchExecutor {
- public:
-  Status execute(const sim::DispatchState& s) override {
-    states.push_back(s);
-    return {};
-  }
-  std::vector<sim::DispatchState> states;
-};
-
 class QueueTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -48,7 +39,7 @@ class QueueTest : public ::testing::Test {
   Signal sig() { return pool_->alloc().value(); }
 
   std::unique_ptr<sim::SimGpu> gpu_;
-  Recorder rec_;
+  sim::RecordingExecutor rec_;
   std::unique_ptr<SignalPool> pool_;
   std::unique_ptr<ComputeQueue> queue_;
   ManualClock clock_;

@@ -22,15 +22,6 @@ uint32_t hdr(uint32_t op, uint32_t body) { return (3u << 30) | ((body - 1) << 16
 uint32_t lo(GpuVa va) { return static_cast<uint32_t>(va.raw()); }
 uint32_t hi(GpuVa va) { return static_cast<uint32_t>(va.raw() >> 32); }
 
-class Recorder final : public DispatchExecutor {
- public:
-  Status execute(const DispatchState& s) override {
-    states.push_back(s);
-    return {};
-  }
-  std::vector<DispatchState> states;
-};
-
 class SimTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -291,7 +282,7 @@ TEST_F(SimTest, IndirectBufferFaultStopsWithFaultState) {
 }
 
 TEST_F(SimTest, DispatchDirectHandsTheProgrammedStateToTheExecutor) {
-  Recorder rec;
+  RecordingExecutor rec;
   gpu_->set_executor(&rec);
   // SH-window indices: gfx11 segment-0 base 0x1260 + offset - 0x2c00 (gc_11_0_0_offset.h).
   const uint32_t kPgmLo = 0x20c, kRsrc1 = 0x212, kUserData0 = 0x240, kStartX = 0x204,

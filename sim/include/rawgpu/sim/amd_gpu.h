@@ -66,6 +66,16 @@ class DispatchExecutor {
   virtual uint64_t last_dispatch_ticks() const { return 0; }
 };
 
+// An executor that runs nothing and keeps every dispatch's state (tests of the command path).
+class RecordingExecutor final : public DispatchExecutor {
+ public:
+  Status execute(const DispatchState& s) override {
+    states.push_back(s);
+    return {};
+  }
+  std::vector<DispatchState> states;
+};
+
 // Per-queue state, for tests and diagnostics.
 struct QueueStatus {
   bool stopped = false;
@@ -126,9 +136,9 @@ class AmdGpu final {
   // The VM fault registers and queue state as one summary (tests).
   drivers::amd::FaultState fault_state() const;
   // The decoded reasons active queues stopped ("queue 0 stopped: ..."; a dequeued or reset
-  // queue no longer counts), or empty: what a driver over
-  // the PCI function learns from the interrupt ring on hardware (drivers::amd::PciAmdOptions::
-  // diagnostics) until the IH model exists.
+  // queue no longer counts), or empty: what a driver over the PCI function learns from the
+  // interrupt ring on hardware (drivers::amd::PciAmdOptions::diagnostics) until the IH model
+  // exists.
   std::string queue_errors() const;
   // Unlatches the VM fault registers (the next refused access latches again). The RDNA
   // emulator uses it to latch the lowest workgroup's fault after a multi-threaded dispatch.

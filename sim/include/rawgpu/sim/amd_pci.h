@@ -148,6 +148,8 @@ class AmdPciFunction final : public pci::PciDevice {
     uint64_t bus = 0;
   };
   std::map<uintptr_t, Dma> dma_;  // by host address of the buffer's first page
+  // Enters [host, host + bytes) into the GPU's IOVA map and dma_ (traced "dma map ...").
+  Result<pci::DmaBuffer> enter_dma(uint8_t* host, uint64_t bytes, Dma d, const char* note_suffix);
   uint64_t pending_irqs_ = 0;
   VirtualClock clock_{*this};
   std::vector<std::string> trace_;
