@@ -47,10 +47,10 @@ ExecParams doubler(GpuVa src, GpuVa dst, uint32_t n) {
   return p;
 }
 
-class GraphTest : public ::testing::Test {
+class GraphTest : public ::testing::TestWithParam<uint32_t> {
  protected:
   void SetUp() override {
-    gpu_ = std::move(sim::SimGpu::create(110000).value());  // through the PCI seam
+    gpu_ = std::move(sim::SimGpu::create(GetParam()).value());  // through the PCI seam
     exec_ = std::make_unique<Doubler>(gpu_->hw());
     gpu_->set_executor(exec_.get());
     pool_ = std::make_unique<SignalPool>(*gpu_);
@@ -78,7 +78,7 @@ class GraphTest : public ::testing::Test {
   std::unique_ptr<Graph> graph_;
 };
 
-TEST_F(GraphTest, ReplaysWithOneIndirectBufferAndPatchesOnlyChanges) {
+TEST_P(GraphTest, ReplaysWithOneIndirectBufferAndPatchesOnlyChanges) {
   Graph& g = graph();
   ExecParams p = doubler(GpuVa(0), GpuVa(0), 0);
   p.user_data[4] = 0;  // no memory traffic: dispatch state only
@@ -117,7 +117,7 @@ TEST_F(GraphTest, ReplaysWithOneIndirectBufferAndPatchesOnlyChanges) {
   EXPECT_EQ(tl_->last_value(), 3u);
 }
 
-TEST_F(GraphTest, CrossQueueDependenciesFromReadWriteSets) {
+TEST_P(GraphTest, CrossQueueDependenciesFromReadWriteSets) {
   constexpr uint32_t kN = 300;
   auto a = gpu_->alloc(4096, BufferPlacement::kHost).value();
   auto b = gpu_->alloc(4096, BufferPlacement::kVram).value();
@@ -150,7 +150,7 @@ TEST_F(GraphTest, CrossQueueDependenciesFromReadWriteSets) {
 
 // Regression (issue 15): `rawgpu bench launch --kernels 30000` aborted in indirect_buffer() on
 // an INDIRECT_BUFFER over 0xfffff dwords. The stream is split into several indirect buffers.
-TEST_F(GraphTest, LongGraphsSplitIntoSeveralIndirectBuffers) {
+TEST_P(GraphTest, LongGraphsSplitIntoSeveralIndirectBuffers) {
   constexpr uint32_t kKernels = 30000;
   Graph& g = graph();
   ExecParams p = doubler(GpuVa(0), GpuVa(0), 0);
@@ -179,7 +179,7 @@ TEST_F(GraphTest, LongGraphsSplitIntoSeveralIndirectBuffers) {
 
 // Small buffers force splits on both queues, with cross-queue edges on either side of a cut;
 // results stay exact across launches.
-TEST_F(GraphTest, SplitBuffersKeepCrossQueueOrder) {
+TEST_P(GraphTest, SplitBuffersKeepCrossQueueOrder) {
   constexpr uint32_t kN = 64, kRounds = 12;
   auto a = gpu_->alloc(4096, BufferPlacement::kHost).value();
   auto b = gpu_->alloc(4096, BufferPlacement::kVram).value();
@@ -213,7 +213,7 @@ TEST_F(GraphTest, SplitBuffersKeepCrossQueueOrder) {
   }
 }
 
-TEST_F(GraphTest, NodeLargerThanAnIndirectBufferIsATypedError) {
+TEST_P(GraphTest, NodeLargerThanAnIndirectBufferIsATypedError) {
   Graph& g = graph();
   g.set_indirect_limit(64);
   ExecParams p = doubler(GpuVa(0), GpuVa(0), 0);
@@ -229,7 +229,7 @@ TEST_F(GraphTest, NodeLargerThanAnIndirectBufferIsATypedError) {
   EXPECT_FALSE(g.bound());
 }
 
-TEST_F(GraphTest, RejectsEmptyAndDoubleBind) {
+TEST_P(GraphTest, RejectsEmptyAndDoubleBind) {
   Graph& g = graph();
   EXPECT_EQ(g.bind().error().code(), Errc::kInvalidArgument);
   EXPECT_EQ(g.launch(*tl_).error().code(), Errc::kInvalidArgument);
@@ -242,7 +242,7 @@ TEST_F(GraphTest, RejectsEmptyAndDoubleBind) {
 
 // Patch values come from user shapes: a bad node, index or a 0 grid is a typed error that leaves
 // the bound graph as it was (the next launch still runs the old values).
-TEST_F(GraphTest, BadPatchesAreTypedErrorsAndChangeNothing) {
+TEST_P(GraphTest, BadPatchesAreTypedErrorsAndChangeNothing) {
   Graph& g = graph();
   ExecParams p = doubler(GpuVa(0), GpuVa(0), 0);
   p.user_data[4] = 0;
@@ -329,6 +329,11 @@ TEST(MultiDevice, TwoDevicesOrderThroughEachOthersTimelineSignals) {
     for (auto& m : keep_b) ASSERT_TRUE(b->free(m));
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Profiles, GraphTest, ::testing::Values(110000u, 120001u),
+                         [](const ::testing::TestParamInfo<uint32_t>& i) {
+                           return std::string(i.param == 110000 ? "gfx1100" : "gfx1201");
+                         });
 
 }  // namespace
 }  // namespace rawgpu::queues::amd

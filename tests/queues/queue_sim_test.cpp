@@ -1,4 +1,4 @@
-// The PM4 compute queue end to end on the simulated gfx1100.
+// The PM4 compute queue end to end on both simulated GPUs (gfx1100, gfx1201) through the driver.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -15,10 +15,10 @@ namespace {
 
 using drivers::amd::BufferPlacement;
 
-class QueueTest : public ::testing::Test {
+class QueueTest : public ::testing::TestWithParam<uint32_t> {
  protected:
   void SetUp() override {
-    gpu_ = std::move(sim::SimGpu::create(110000).value());  // through the PCI seam
+    gpu_ = std::move(sim::SimGpu::create(GetParam()).value());  // through the PCI seam
     gpu_->set_executor(&rec_);
     pool_ = std::make_unique<SignalPool>(*gpu_);
   }
@@ -45,7 +45,7 @@ class QueueTest : public ::testing::Test {
   ManualClock clock_;
 };
 
-TEST_F(QueueTest, SignalPoolHandsOutDistinct16ByteSlots) {
+TEST_P(QueueTest, SignalPoolHandsOutDistinct16ByteSlots) {
   std::set<uint64_t> vas;
   for (int i = 0; i < 257; ++i) {
     Signal s = sig();
@@ -62,14 +62,14 @@ TEST_F(QueueTest, SignalPoolHandsOutDistinct16ByteSlots) {
   EXPECT_EQ(b.value(), 0u);  // reset on reuse
 }
 
-TEST_F(QueueTest, SignalIsWrittenByTheGpu) {
+TEST_P(QueueTest, SignalIsWrittenByTheGpu) {
   Signal s = sig();
   ASSERT_TRUE(queue().signal(s, 7).submit());
   EXPECT_TRUE(wait_signal(*gpu_, s, 7, "s"));  // immediate without the device thread
   EXPECT_EQ(s.value(), 7u);
 }
 
-TEST_F(QueueTest, WaitOrdersSignals) {
+TEST_P(QueueTest, WaitOrdersSignals) {
   Signal gate = sig(), done = sig();
   ComputeQueue& q = queue();
   q.wait(gate, 2).signal(done, 1);
@@ -83,7 +83,7 @@ TEST_F(QueueTest, WaitOrdersSignals) {
   EXPECT_EQ(done.value(), 1u);
 }
 
-TEST_F(QueueTest, TimestampWritesTheSignalsTimestampWord) {
+TEST_P(QueueTest, TimestampWritesTheSignalsTimestampWord) {
   Signal a = sig(), b = sig();
   Signal done = sig();
   ASSERT_TRUE(queue().timestamp(a).timestamp(b).signal(done, 1).submit());
@@ -93,7 +93,7 @@ TEST_F(QueueTest, TimestampWritesTheSignalsTimestampWord) {
   EXPECT_EQ(a.value(), 0u);
 }
 
-TEST_F(QueueTest, TimelineLaunchesDispatchInOrder) {
+TEST_P(QueueTest, TimelineLaunchesDispatchInOrder) {
   Timeline tl(sig(), sig());
   ComputeQueue& q = queue();
   auto kernargs = gpu_->alloc(4096, BufferPlacement::kHost).value();
@@ -131,7 +131,7 @@ TEST_F(QueueTest, TimelineLaunchesDispatchInOrder) {
 
 // >= 100k submissions through a 4 KiB ring (1024 dwords). Each submission is 15 dwords
 // (wait + signal), which does not divide 1024, so packets straddle the ring end regularly.
-TEST_F(QueueTest, RingWrapsUnderLoad) {
+TEST_P(QueueTest, RingWrapsUnderLoad) {
   Timeline tl(sig(), sig());
   ComputeQueue& q = queue(4096);
   // 100k deterministic; 20k with the device thread (each submission is a thread hand-off).
@@ -154,7 +154,7 @@ TEST_F(QueueTest, RingWrapsUnderLoad) {
 
 // Past 2^31 the timeline swaps to its shadow signal and restarts at 1; the first submission
 // after the swap waits on the old signal's last value, so ordering holds across the swap.
-TEST_F(QueueTest, TimelineWrapsToTheShadowSignal) {
+TEST_P(QueueTest, TimelineWrapsToTheShadowSignal) {
   Signal main = sig(), shadow = sig();
   main.set(Timeline::kWrapAt - 3);  // as if 2^31 - 3 submissions had completed
   shadow.set(12345);                // stale value from an earlier epoch
@@ -179,7 +179,7 @@ TEST_F(QueueTest, TimelineWrapsToTheShadowSignal) {
   EXPECT_EQ(shadow.value(), 2u);
 }
 
-TEST_F(QueueTest, WaitThatNeverCompletesTimesOutWithDiagnostics) {
+TEST_P(QueueTest, WaitThatNeverCompletesTimesOutWithDiagnostics) {
   Signal never = sig(), done = sig();
   ComputeQueue& q = queue();
   q.wait(never, 1).signal(done, 1);
@@ -190,7 +190,7 @@ TEST_F(QueueTest, WaitThatNeverCompletesTimesOutWithDiagnostics) {
   const std::string msg = st.error().to_string();
   EXPECT_NE(msg.find("kernel done >= 1"), std::string::npos) << msg;
   EXPECT_NE(msg.find("expected >= 1, actual 0"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("device sim:gfx1100: no fault recorded"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("device " + gpu_->name() + ": no fault recorded"), std::string::npos) << msg;
   EXPECT_NE(msg.find("GPU VA 0x"), std::string::npos) << msg;
   EXPECT_TRUE(poll_until("queue blocked", [&] {  // the device thread may not be there yet
     gpu_->poll();
@@ -198,7 +198,7 @@ TEST_F(QueueTest, WaitThatNeverCompletesTimesOutWithDiagnostics) {
   }));
 }
 
-TEST_F(QueueTest, FaultIsReportedByTheTimedOutWait) {
+TEST_P(QueueTest, FaultIsReportedByTheTimedOutWait) {
   Signal done = sig();
   ComputeQueue& q = queue();
   const GpuVa unmapped(done.va().raw() + 0x100000);
@@ -218,7 +218,7 @@ TEST_F(QueueTest, FaultIsReportedByTheTimedOutWait) {
   EXPECT_NE(msg.find("queue 0 stopped: ring dword 0: RELEASE_MEM"), std::string::npos) << msg;
 }
 
-TEST_F(QueueTest, SubmissionLargerThanTheRingIsRejectedUnchanged) {
+TEST_P(QueueTest, SubmissionLargerThanTheRingIsRejectedUnchanged) {
   ComputeQueue& q = queue(4096);
   nop(q.commands(), 1025);
   const size_t n = q.commands().size();  // > 1024 ring dwords
@@ -234,7 +234,7 @@ TEST_F(QueueTest, SubmissionLargerThanTheRingIsRejectedUnchanged) {
   EXPECT_EQ(q.commands().size(), n);
 }
 
-TEST_F(QueueTest, FullRingTimesOutAndKeepsTheCommands) {
+TEST_P(QueueTest, FullRingTimesOutAndKeepsTheCommands) {
   Signal never = sig(), s = sig();
   ComputeQueue& q = queue(4096);
   q.wait(never, 1);
@@ -254,7 +254,7 @@ TEST_F(QueueTest, FullRingTimesOutAndKeepsTheCommands) {
   ASSERT_TRUE(wait_signal(*gpu_, s, 1));
 }
 
-TEST_F(QueueTest, OversizedSubmissionIsRejected) {
+TEST_P(QueueTest, OversizedSubmissionIsRejected) {
   ComputeQueue& q = queue(4096);
   nop(q.commands(), 1024);
   auto st = q.submit();
@@ -272,6 +272,11 @@ TEST(WaitTimeout, DefaultComesFromTheEnvironment) {
   EXPECT_EQ(default_wait_timeout(), std::chrono::seconds(30));
   ::unsetenv("RAWGPU_WAIT_TIMEOUT_MS");
 }
+
+INSTANTIATE_TEST_SUITE_P(Profiles, QueueTest, ::testing::Values(110000u, 120001u),
+                         [](const ::testing::TestParamInfo<uint32_t>& i) {
+                           return std::string(i.param == 110000 ? "gfx1100" : "gfx1201");
+                         });
 
 }  // namespace
 }  // namespace rawgpu::queues::amd

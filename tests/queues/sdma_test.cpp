@@ -155,10 +155,10 @@ TEST(SdmaEncode, TrapAndNop) {
   EXPECT_EQ(get(b, 0, sd::TRAP::HEADER_op), sd::SDMA_OP_TRAP);
 }
 
-class CopyQueueTest : public ::testing::Test {
+class CopyQueueTest : public ::testing::TestWithParam<uint32_t> {
  protected:
   void SetUp() override {
-    gpu_ = std::move(sim::SimGpu::create(110000).value());  // through the PCI seam
+    gpu_ = std::move(sim::SimGpu::create(GetParam()).value());  // through the PCI seam
     pool_ = std::make_unique<SignalPool>(*gpu_);
   }
   void TearDown() override {
@@ -174,7 +174,7 @@ class CopyQueueTest : public ::testing::Test {
   std::unique_ptr<CopyQueue> q_;
 };
 
-TEST_F(CopyQueueTest, DescriptorUsesSdmaDoorbellsAndByteRing) {
+TEST_P(CopyQueueTest, DescriptorUsesSdmaDoorbellsAndByteRing) {
   CopyQueue& q = queue(8192);
   EXPECT_EQ(q.desc().doorbell, 0x100u);
   EXPECT_EQ(q.desc().ring.size, 8192u);
@@ -183,7 +183,7 @@ TEST_F(CopyQueueTest, DescriptorUsesSdmaDoorbellsAndByteRing) {
   EXPECT_EQ(CopyQueue::create(*gpu_, 3000).error().code(), Errc::kInvalidArgument);
 }
 
-TEST_F(CopyQueueTest, CopyFenceTimestampWriteTrap) {
+TEST_P(CopyQueueTest, CopyFenceTimestampWriteTrap) {
   auto src = gpu_->alloc(8192, BufferPlacement::kHost).value();
   auto dst = gpu_->alloc(8192, BufferPlacement::kHost).value();
   for (int i = 0; i < 8192; ++i) src.cpu[i] = static_cast<uint8_t>(i * 7 + 1);
@@ -212,7 +212,7 @@ TEST_F(CopyQueueTest, CopyFenceTimestampWriteTrap) {
   EXPECT_EQ(q.wptr() % 32, 0u);  // submissions stay 8-dword aligned
 }
 
-TEST_F(CopyQueueTest, WaitsOnASignalUntilItIsReached) {
+TEST_P(CopyQueueTest, WaitsOnASignalUntilItIsReached) {
   Signal in = pool_->alloc().value(), out = pool_->alloc().value();
   CopyQueue& q = queue();
   q.wait(in, 3).signal(out, 1);
@@ -230,7 +230,7 @@ TEST_F(CopyQueueTest, WaitsOnASignalUntilItIsReached) {
   EXPECT_FALSE(gpu_->copy_queue_status(0).waiting);
 }
 
-TEST_F(CopyQueueTest, IndirectBufferRunsAndIsAlignedInTheRing) {
+TEST_P(CopyQueueTest, IndirectBufferRunsAndIsAlignedInTheRing) {
   auto ib = gpu_->alloc(4096, BufferPlacement::kHost).value();
   Signal s = pool_->alloc().value(), t = pool_->alloc().value(), r = pool_->alloc().value();
   CmdBuilder body;
@@ -251,7 +251,7 @@ TEST_F(CopyQueueTest, IndirectBufferRunsAndIsAlignedInTheRing) {
   }
 }
 
-TEST_F(CopyQueueTest, PacketsNeverStraddleTheRingEnd) {
+TEST_P(CopyQueueTest, PacketsNeverStraddleTheRingEnd) {
   // 100 000 submissions of 7 dwords + fence through a 4 KiB ring: padding at every wrap.
   Signal s = pool_->alloc().value();
   auto a = gpu_->alloc(4096, BufferPlacement::kHost).value();
@@ -271,7 +271,7 @@ TEST_F(CopyQueueTest, PacketsNeverStraddleTheRingEnd) {
   EXPECT_EQ(last, n - n % 3);  // the last multiple of 3
 }
 
-TEST_F(CopyQueueTest, SubmissionLargerThanTheRingIsRejectedUnchanged) {
+TEST_P(CopyQueueTest, SubmissionLargerThanTheRingIsRejectedUnchanged) {
   Signal s = pool_->alloc().value();
   CopyQueue& q = queue(4096);
   for (int i = 0; i < 300; ++i) q.signal(s, static_cast<uint32_t>(i + 1));  // > 4096 bytes
@@ -284,7 +284,7 @@ TEST_F(CopyQueueTest, SubmissionLargerThanTheRingIsRejectedUnchanged) {
   EXPECT_EQ(q.wptr(), wptr);
 }
 
-TEST_F(CopyQueueTest, FullRingTimesOutThenDrains) {
+TEST_P(CopyQueueTest, FullRingTimesOutThenDrains) {
   Signal gate = pool_->alloc().value(), s = pool_->alloc().value();
   CopyQueue& q = queue(4096);
   q.wait(gate, 1);
@@ -306,7 +306,7 @@ TEST_F(CopyQueueTest, FullRingTimesOutThenDrains) {
   ASSERT_TRUE(wait_signal(*gpu_, s, 1000));
 }
 
-TEST_F(CopyQueueTest, FaultStopsTheQueueWithADecodedError) {
+TEST_P(CopyQueueTest, FaultStopsTheQueueWithADecodedError) {
   Signal s = pool_->alloc().value();
   CopyQueue& q = queue();
   auto b = gpu_->alloc(4096, BufferPlacement::kHost).value();
@@ -330,7 +330,7 @@ TEST_F(CopyQueueTest, FaultStopsTheQueueWithADecodedError) {
   EXPECT_TRUE(gpu_->fault_state().faulted);
 }
 
-TEST_F(CopyQueueTest, MalformedPacketsStopTheQueue) {
+TEST_P(CopyQueueTest, MalformedPacketsStopTheQueue) {
   struct Case {
     std::vector<uint32_t> dws;
     const char* want;
@@ -387,6 +387,11 @@ TEST_F(CopyQueueTest, MalformedPacketsStopTheQueue) {
   EXPECT_NE(stopped(*gpu2, q2.id).error.find("not a dword count within one ring"),
             std::string::npos);
 }
+
+INSTANTIATE_TEST_SUITE_P(Profiles, CopyQueueTest, ::testing::Values(110000u, 120001u),
+                         [](const ::testing::TestParamInfo<uint32_t>& i) {
+                           return std::string(i.param == 110000 ? "gfx1100" : "gfx1201");
+                         });
 
 }  // namespace
 }  // namespace rawgpu::queues::amd

@@ -1,6 +1,6 @@
 // The simulated AMD GPU, driven through its PCI function by PciAmdDevice (sim::SimGpu): MMU over
-// rawgpu's real gfx11 page tables, fault registers, and the PM4 processor driven by
-// hand-assembled packets (opcodes from the generated nvd.h; expected values written out
+// rawgpu's real gfx11/gfx12 page tables (both profiles), fault registers, and the PM4 processor
+// driven by hand-assembled packets (opcodes from the generated nvd.h; expected values written out
 // literally).
 #include "rawgpu/sim/sim_gpu.h"
 
@@ -22,10 +22,10 @@ uint32_t hdr(uint32_t op, uint32_t body) { return (3u << 30) | ((body - 1) << 16
 uint32_t lo(GpuVa va) { return static_cast<uint32_t>(va.raw()); }
 uint32_t hi(GpuVa va) { return static_cast<uint32_t>(va.raw() >> 32); }
 
-class SimTest : public ::testing::Test {
+class SimTest : public ::testing::TestWithParam<uint32_t> {
  protected:
   void SetUp() override {
-    gpu_ = std::move(SimGpu::create().value());
+    gpu_ = std::move(SimGpu::create(GetParam()).value());
     q_ = gpu_->create_compute_queue(4096).value();
     mem_ = gpu_->alloc(4096, BufferPlacement::kHost).value();
   }
@@ -51,7 +51,7 @@ class SimTest : public ::testing::Test {
   uint64_t wptr_ = 0;
 };
 
-TEST_F(SimTest, MmuReachesHostBuffersThroughThePageTables) {
+TEST_P(SimTest, MmuReachesHostBuffersThroughThePageTables) {
   std::memcpy(mem_.cpu + 64, "\x78\x56\x34\x12", 4);
   EXPECT_EQ(gpu_->read32(mem_.va + 64).value(), 0x12345678u);
   ASSERT_TRUE(gpu_->write32(mem_.va + 128, 0xcafef00d));
@@ -62,7 +62,7 @@ TEST_F(SimTest, MmuReachesHostBuffersThroughThePageTables) {
   EXPECT_FALSE(gpu_->fault_state().faulted);
 }
 
-TEST_F(SimTest, VramBuffersRoundTrip) {
+TEST_P(SimTest, VramBuffersRoundTrip) {
   auto v = gpu_->alloc(3 * 4096 + 1, BufferPlacement::kVram).value();
   EXPECT_EQ(v.size, 4u * 4096);
   EXPECT_EQ(v.cpu, nullptr);
@@ -72,7 +72,7 @@ TEST_F(SimTest, VramBuffersRoundTrip) {
   ASSERT_TRUE(gpu_->free(v));
 }
 
-TEST_F(SimTest, UnmappedAccessRecordsAFault) {
+TEST_P(SimTest, UnmappedAccessRecordsAFault) {
   const GpuVa bad = mem_.va + 0x10000 + 0x24;
   auto r = gpu_->write32(bad, 1);
   ASSERT_FALSE(r);
@@ -86,7 +86,7 @@ TEST_F(SimTest, UnmappedAccessRecordsAFault) {
 
 // AmdGpu::page_host (the emulator's TLB fill): the host bytes of a whole 4 KiB page, the same
 // memory read32/write32 reach, and never a latched fault.
-TEST_F(SimTest, PageHostGivesThePagesHostBytesWithoutFaulting) {
+TEST_P(SimTest, PageHostGivesThePagesHostBytesWithoutFaulting) {
   auto h = gpu_->hw().page_host(mem_.va + 0x123);
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->host, mem_.cpu);
@@ -112,7 +112,7 @@ TEST_F(SimTest, PageHostGivesThePagesHostBytesWithoutFaulting) {
   ASSERT_TRUE(gpu_->free(v));
 }
 
-TEST_F(SimTest, FreedBufferFaults) {
+TEST_P(SimTest, FreedBufferFaults) {
   auto b = gpu_->alloc(4096, BufferPlacement::kHost).value();
   ASSERT_TRUE(gpu_->read32(b.va));
   ASSERT_TRUE(gpu_->free(b));
@@ -123,12 +123,12 @@ TEST_F(SimTest, FreedBufferFaults) {
   EXPECT_EQ(again.error().code(), Errc::kNotFound);
 }
 
-TEST_F(SimTest, AllocRejectsBadSizes) {
+TEST_P(SimTest, AllocRejectsBadSizes) {
   EXPECT_EQ(gpu_->alloc(0, BufferPlacement::kHost).error().code(), Errc::kInvalidArgument);
   EXPECT_EQ(gpu_->create_compute_queue(6000).error().code(), Errc::kInvalidArgument);
 }
 
-TEST_F(SimTest, WriteDataAndNop) {
+TEST_P(SimTest, WriteDataAndNop) {
   auto p = write_data(mem_.va + 16, 0xabc);
   p.insert(p.begin(), {hdr(pm4::PACKET3_NOP, 2), 0xdead, 0xbeef});
   submit(p);
@@ -137,14 +137,14 @@ TEST_F(SimTest, WriteDataAndNop) {
   EXPECT_EQ(gpu_->queue_status(q_.id).packets, 2u);
 }
 
-TEST_F(SimTest, Type2FillerIsSkipped) {
+TEST_P(SimTest, Type2FillerIsSkipped) {
   auto p = write_data(mem_.va, 7);
   p.insert(p.begin(), pm4::CP_PACKET2);
   submit(p);
   EXPECT_EQ(word(mem_, 0), 7u);
 }
 
-TEST_F(SimTest, ReleaseMem32And64AndTimestamp) {
+TEST_P(SimTest, ReleaseMem32And64AndTimestamp) {
   const uint32_t ev = 0x14 | (5 << 8);
   submit({hdr(pm4::PACKET3_RELEASE_MEM, 7), ev, 1u << 29, lo(mem_.va), hi(mem_.va), 0x11111111,
           0x22222222, 0});
@@ -164,7 +164,7 @@ TEST_F(SimTest, ReleaseMem32And64AndTimestamp) {
   EXPECT_GT(t1, t0);
 }
 
-TEST_F(SimTest, WaitRegMemRepollsUntilSatisfied) {
+TEST_P(SimTest, WaitRegMemRepollsUntilSatisfied) {
   // Wait until mem[0] >= 5, then write a marker.
   std::vector<uint32_t> p = {hdr(pm4::PACKET3_WAIT_REG_MEM, 6),
                              5u | (1u << 4),
@@ -189,7 +189,7 @@ TEST_F(SimTest, WaitRegMemRepollsUntilSatisfied) {
   EXPECT_EQ(*q_.rptr, 12u);
 }
 
-TEST_F(SimTest, WaitRegMemFunctionsCompareMaskedValues) {
+TEST_P(SimTest, WaitRegMemFunctionsCompareMaskedValues) {
   struct Case {
     uint32_t fn, mem, ref, mask;
     bool pass;
@@ -198,7 +198,7 @@ TEST_F(SimTest, WaitRegMemFunctionsCompareMaskedValues) {
                         {3, 0x1f, 0xf, 0xf, true}, {4, 4, 4, ~0u, false}, {6, 5, 4, ~0u, true},
                         {6, 4, 4, ~0u, false},     {0, 0, 9, ~0u, true}};
   for (const Case& c : cases) {
-    auto g = SimGpu::create().value();
+    auto g = SimGpu::create(GetParam()).value();
     auto q = g->create_compute_queue(4096).value();
     auto m = g->alloc(4096, BufferPlacement::kHost).value();
     std::memcpy(m.cpu, &c.mem, 4);
@@ -210,7 +210,7 @@ TEST_F(SimTest, WaitRegMemFunctionsCompareMaskedValues) {
   }
 }
 
-TEST_F(SimTest, UnknownOpcodeStopsTheQueueWithADecodedError) {
+TEST_P(SimTest, UnknownOpcodeStopsTheQueueWithADecodedError) {
   auto p = write_data(mem_.va, 1);
   auto after = write_data(mem_.va + 4, 2);
   p.push_back(hdr(0x01, 1));
@@ -229,18 +229,18 @@ TEST_F(SimTest, UnknownOpcodeStopsTheQueueWithADecodedError) {
   EXPECT_NE(f.description.find("queue 0 stopped"), std::string::npos) << f.description;
 }
 
-TEST_F(SimTest, TruncatedPacketIsMalformed) {
+TEST_P(SimTest, TruncatedPacketIsMalformed) {
   submit({hdr(pm4::PACKET3_RELEASE_MEM, 7), 0, 0});
   auto s = gpu_->queue_status(q_.id);
   EXPECT_TRUE(s.stopped);
   EXPECT_EQ(s.error, "ring dword 0: RELEASE_MEM (0x49) needs 8 dwords but only 3 were submitted");
 }
 
-TEST_F(SimTest, WrongLengthAndBadFieldsAreReported) {
+TEST_P(SimTest, WrongLengthAndBadFieldsAreReported) {
   submit({hdr(pm4::PACKET3_WAIT_REG_MEM, 2), 0, 0});
   EXPECT_EQ(gpu_->queue_status(q_.id).error,
             "ring dword 0: WAIT_REG_MEM with 2 body dwords (expected 6)");
-  auto g = SimGpu::create().value();
+  auto g = SimGpu::create(GetParam()).value();
   auto q = g->create_compute_queue(4096).value();
   const uint32_t dws[] = {hdr(pm4::PACKET3_SET_SH_REG, 3), 0x3ff, 1, 2};
   std::memcpy(q.ring.cpu, dws, sizeof dws);
@@ -250,12 +250,12 @@ TEST_F(SimTest, WrongLengthAndBadFieldsAreReported) {
       "ring dword 0: SET_SH_REG writes registers 0x3ff..+2 outside the window (0x400 dwords)");
 }
 
-TEST_F(SimTest, WptrBeyondTheRingStopsTheQueue) {
+TEST_P(SimTest, WptrBeyondTheRingStopsTheQueue) {
   gpu_->ring_doorbell(q_.doorbell, 1025);
   EXPECT_TRUE(gpu_->queue_status(q_.id).stopped);
 }
 
-TEST_F(SimTest, IndirectBufferRunsAndReturns) {
+TEST_P(SimTest, IndirectBufferRunsAndReturns) {
   auto ib = gpu_->alloc(4096, BufferPlacement::kHost).value();
   auto w1 = write_data(mem_.va + 32, 0x1b);
   std::memcpy(ib.cpu, w1.data(), w1.size() * 4);
@@ -269,7 +269,7 @@ TEST_F(SimTest, IndirectBufferRunsAndReturns) {
   EXPECT_FALSE(gpu_->queue_status(q_.id).stopped);
 }
 
-TEST_F(SimTest, IndirectBufferFaultStopsWithFaultState) {
+TEST_P(SimTest, IndirectBufferFaultStopsWithFaultState) {
   const GpuVa bad = mem_.va + 0x100000;
   submit({hdr(pm4::PACKET3_INDIRECT_BUFFER, 3), lo(bad), hi(bad), 4u | pm4::INDIRECT_BUFFER_VALID});
   auto s = gpu_->queue_status(q_.id);
@@ -281,7 +281,7 @@ TEST_F(SimTest, IndirectBufferFaultStopsWithFaultState) {
   EXPECT_EQ(f.status, 1u << 8);
 }
 
-TEST_F(SimTest, DispatchDirectHandsTheProgrammedStateToTheExecutor) {
+TEST_P(SimTest, DispatchDirectHandsTheProgrammedStateToTheExecutor) {
   RecordingExecutor rec;
   gpu_->set_executor(&rec);
   // SH-window indices: gfx11 segment-0 base 0x1260 + offset - 0x2c00 (gc_11_0_0_offset.h).
@@ -340,13 +340,13 @@ TEST_F(SimTest, DispatchDirectHandsTheProgrammedStateToTheExecutor) {
   EXPECT_EQ(s.lds_bytes, 1024u);
 }
 
-TEST_F(SimTest, DispatchWithoutExecutorStops) {
+TEST_P(SimTest, DispatchWithoutExecutorStops) {
   submit({hdr(pm4::PACKET3_DISPATCH_DIRECT, 4), 1, 1, 1, 1});
   EXPECT_EQ(gpu_->queue_status(q_.id).error,
             "ring dword 0: DISPATCH_DIRECT but no dispatch executor is installed");
 }
 
-TEST_F(SimTest, PacketsStraddlingTheRingEndExecute) {
+TEST_P(SimTest, PacketsStraddlingTheRingEndExecute) {
   // A NOP fills the ring up to dword 1022; the 5-dword write then occupies 1022, 1023, 0, 1, 2.
   std::vector<uint32_t> fill = {hdr(pm4::PACKET3_NOP, 1021)};
   fill.resize(1022, 0);
@@ -356,6 +356,11 @@ TEST_F(SimTest, PacketsStraddlingTheRingEndExecute) {
   EXPECT_EQ(word(mem_, 40), 0x5a5au);
   EXPECT_EQ(*q_.rptr, 1027u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Profiles, SimTest, ::testing::Values(110000u, 120001u),
+                         [](const ::testing::TestParamInfo<uint32_t>& i) {
+                           return std::string(i.param == 110000 ? "gfx1100" : "gfx1201");
+                         });
 
 }  // namespace
 }  // namespace rawgpu::sim
