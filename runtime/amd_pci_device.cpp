@@ -31,7 +31,7 @@ Result<std::unique_ptr<Device>> open_amd_pci_device(std::string_view name) {
                  static_cast<int>(name.size()), name.data());
   AmdDeviceConfig c;
   c.name = std::string(name);
-  c.target = drv->gc_version() >= 120000 ? "gfx1201" : "gfx1100";
+  c.target = drv->target();  // from IP discovery
   // The function outlives the driver (its destructor dequeues and frees through the BARs).
   c.device = std::shared_ptr<drivers::amd::AmdDevice>(drv.release(),
                                                       [vfio](drivers::amd::AmdDevice* d) mutable {

@@ -13,6 +13,7 @@
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/shared_memory.h"
+#include "rawgpu/sim/discovery_table.h"
 #include "sdma.h"
 
 namespace rawgpu::sim {
@@ -142,7 +143,11 @@ Result<std::unique_ptr<AmdGpu>> AmdGpu::create(const AmdGpuConfig& config, Fault
                                              ? memory::PageTableFormat::kAmdGfx12
                                              : memory::PageTableFormat::kAmdGfx10;
   gpu->codec_ = memory::make_codec(format);  // the MMU's view of the PTE formats
-  gpu->function_reset();                     // power-on register state
+  // What the board's firmware leaves at power-on: the IP discovery binary at VRAM - 64 KiB.
+  gpu->discovery_ = build_discovery_table(RG_TRY(discovery_spec(config.gc_version)));
+  std::memcpy(gpu->vram_base_ + config.vram_size - drivers::amd::kDiscoveryOffsetFromTop,
+              gpu->discovery_.data(), gpu->discovery_.size());
+  gpu->function_reset();  // power-on register state
   gpu->bus_master_ = true;
   // Bus addresses for host pages (the IOMMU-less DMA space of the simulated host).
   gpu->bus_ = std::make_unique<memory::AddressAllocator<BusAddr>>(
@@ -223,8 +228,10 @@ void AmdGpu::function_reset() {
   fault_addr_page_ = 0;
   fault_text_.clear();
   bus_master_ = false;  // the command register reads 0 until the driver enables the function
-  // Straps the driver reads before IP discovery (emulation.md §2.2): VRAM size in MiB.
+  // Straps the driver reads before IP discovery (emulation.md §2.2): VRAM size in MiB, and
+  // the firmware's "init done" (the discovery table in VRAM survives the reset).
   regs_[kConfigMemsize] = static_cast<uint32_t>(config_.vram_size >> 20);
+  regs_[kIfwiStatus] = 0x80000000u;
 }
 
 size_t AmdGpu::compute_queue_count() const {

@@ -4,6 +4,7 @@
 // them) and the SDMA engines' queue 0 (SDMAn_QUEUE0_*; RB_ENABLE starts it). Offsets and fields
 // come from the generated gc_11_0_0 / gc_12_0_0 tables.
 #include <algorithm>
+#include <cstring>
 
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
 #include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
@@ -55,8 +56,23 @@ uint32_t AmdGpu::reg_or_zero(uint32_t reg) const {
   return it == regs_.end() ? 0 : it->second;
 }
 
+bool AmdGpu::mm_window(uint64_t& addr) const {
+  const uint32_t index = reg_or_zero(kMmIndex);
+  addr = (index & 0x7fffffffu) | (uint64_t{reg_or_zero(kMmIndexHi)} << 31);
+  return (index & 0x80000000u) != 0;
+}
+
 uint32_t AmdGpu::read_reg(uint32_t reg) const {
   Guard guard(this);
+  if (reg == kMmData) {
+    uint64_t a = 0;
+    if (mm_window(a)) {
+      uint32_t v = 0;  // beyond VRAM: reads 0
+      if (a % 4 == 0 && a + 4 <= config_.vram_size) std::memcpy(&v, vram_base_ + a, 4);
+      return v;
+    }
+    return a / 4 == kMmData ? 0 : read_reg(static_cast<uint32_t>(a / 4));
+  }
   if (reg >= kHqdFirst && reg <= kHqdLast) {
     auto it = hqd_regs_.find((uint64_t{hqd_selection()} << 32) | reg);
     return it == hqd_regs_.end() ? 0 : it->second;
@@ -66,6 +82,15 @@ uint32_t AmdGpu::read_reg(uint32_t reg) const {
 
 void AmdGpu::write_reg(uint32_t reg, uint32_t value) {
   Guard guard(this);
+  if (reg == kMmData) {
+    uint64_t a = 0;
+    if (mm_window(a)) {
+      if (a % 4 == 0 && a + 4 <= config_.vram_size) std::memcpy(vram_base_ + a, &value, 4);
+    } else if (a / 4 != kMmData) {
+      write_reg(static_cast<uint32_t>(a / 4), value);
+    }
+    return;
+  }
   if (reg >= kHqdFirst && reg <= kHqdLast)
     hqd_regs_[(uint64_t{hqd_selection()} << 32) | reg] = value;
   else

@@ -4,14 +4,15 @@
 #include <cstring>
 #include <type_traits>
 
+#include "rawgpu/autogen/amd/hw_ip.h"
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
 #include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
-#include "rawgpu/autogen/amd/regs/nbio_4_3_0.h"
 #include "rawgpu/autogen/amd/v11_structs.h"
 #include "rawgpu/autogen/amd/v12_structs.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
+#include "rawgpu/drivers/amd/discover.h"
 #include "rawgpu/drivers/pci/device_info.h"
 
 namespace rawgpu::drivers::amd {
@@ -20,20 +21,8 @@ namespace {
 using gc11 = autogen::amd::gc_11_0_0;
 using gc12 = autogen::amd::gc_12_0_0;
 constexpr uint64_t kPage = 4096;
-// GC and NBIO segment bases of the pre-booted profiles (IP discovery of Navi31/Navi48; the AM
-// boot reads them from the discovery table instead).
-constexpr uint32_t kGcBase[] = {0x1260, 0xA000, 0x1C000, 0x2402C00};
-constexpr uint32_t kNbioBase[] = {0x0, 0x14, 0xD20, 0x10400, 0x241B000, 0x4040000};
-template <class R>
-constexpr uint32_t gc(unsigned = 0) {
-  return kGcBase[R::kInfo.base_idx] + R::kInfo.offset;
-}
-template <class R0, class R1>
-constexpr uint32_t sdma(unsigned engine) {
-  return engine == 0 ? gc<R0>() : gc<R1>();
-}
-using Memsize = autogen::amd::nbio_4_3_0::RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE;  // same in nbif 6.3.1
-constexpr uint32_t kMemsizeReg = kNbioBase[Memsize::kInfo.base_idx] + Memsize::kInfo.offset;
+// VRAM at the top that holds the firmware's regions (discovery table, TMR): never allocated.
+constexpr uint64_t kReservedTop = 64ull << 20;
 // The VM context the driver gives its address space: 16 TiB from 64 GiB.
 constexpr uint64_t kVaBase = 0x1000000000ull;
 constexpr uint64_t kVaSize = 1ull << 44;
@@ -42,8 +31,12 @@ constexpr uint32_t kMecDoorbell = 3;
 constexpr uint32_t kSdmaDoorbell = 0x100, kSdmaDoorbellStep = 0xA;
 constexpr uint32_t kMaxComputeQueues = 32;  // pipes 0..3 x queues 0..7 of ME 1
 // The destructor dequeues with the gc_11_0_0 offsets for both profiles: they are the same.
-static_assert(gc<gc11::CP_HQD_ACTIVE>() == gc<gc12::CP_HQD_ACTIVE>() &&
-              gc<gc11::GRBM_GFX_CNTL>() == gc<gc12::GRBM_GFX_CNTL>());
+template <class A, class B>
+constexpr bool same_reg() {
+  return A::kInfo.offset == B::kInfo.offset && A::kInfo.base_idx == B::kInfo.base_idx;
+}
+static_assert(same_reg<gc11::CP_HQD_ACTIVE, gc12::CP_HQD_ACTIVE>() &&
+              same_reg<gc11::GRBM_GFX_CNTL, gc12::GRBM_GFX_CNTL>());
 
 // A queue's descriptor: the pointer page holds rptr at +0 and wptr at +8.
 template <class Desc>
@@ -56,12 +49,6 @@ Desc queue_desc(const DeviceBuffer& ring, const DeviceBuffer& ptrs, uint32_t doo
   d.doorbell = doorbell;
   d.id = id;
   return d;
-}
-
-uint32_t gc_version_of_target(std::string_view t) {
-  if (t == "gfx1100") return 110000;
-  if (t == "gfx1201") return 120001;
-  return 0;
 }
 
 }  // namespace
@@ -97,47 +84,43 @@ Result<std::unique_ptr<PciAmdDevice>> PciAmdDevice::open(pci::PciDevice& dev,
 
 Status PciAmdDevice::init() {
   name_ = options_.name.empty() ? dev_.name() : options_.name;
-  const uint32_t vendor = RG_TRY(dev_.cfg_read(0x00, 2));
-  const uint32_t device = RG_TRY(dev_.cfg_read(0x02, 2));
-  gc_version_ = options_.gc_version;
-  if (gc_version_ == 0) {
-    const pci::KnownGpu* k =
-        pci::find_known_gpu(static_cast<uint16_t>(vendor), static_cast<uint16_t>(device));
-    if (k != nullptr) gc_version_ = gc_version_of_target(k->target);
-    if (gc_version_ == 0)
-      return make_error(Errc::kUnsupported,
-                        "PCI %04x:%04x (%s) has no pre-booted profile: this path drives "
-                        "gfx1100 and gfx1201; other GPUs are identified by IP discovery (the AM "
-                        "boot, issue 17)",
-                        vendor, device, k != nullptr ? k->target : "unknown GPU");
-  }
-  if (gc_version_ != 110000 && gc_version_ != 120001)
-    return make_error(Errc::kUnsupported, "GC version %u: use 110000 or 120001", gc_version_);
-
   // Memory decode and bus mastering (the command register's bits 1 and 2).
   const uint32_t cmd = RG_TRY(dev_.cfg_read(0x04, 2));
   if ((cmd & 0x6) != 0x6) RG_TRY(dev_.cfg_write(0x04, 2, cmd | 0x6));
   regs_ = RG_TRY(dev_.map_bar(5));
-  const uint32_t mib = rreg(kMemsizeReg);
-  if (pci::reads_all_ones(mib)) return pci::fell_off_bus(name_, "RCC_CONFIG_MEMSIZE");
-  if (mib == 0)
-    return make_error(Errc::kHardware,
-                      "RCC_CONFIG_MEMSIZE reads 0: the GPU's firmware has not sized VRAM (the "
-                      "GPU is not booted)");
-  vram_size_ = uint64_t{mib} << 20;
+  // What the GPU is comes from its IP discovery table, not from its PCI id.
+  DiscoveryRead dr = RG_TRY(read_discovery(dev_));
+  discovery_ = std::move(dr.discovery);
+  vram_size_ = dr.vram_size;
+  const IpBlock* gc = RG_TRY(discovery_.require(autogen::amd::hwid::GC_HWID));
+  gc_version_ = gc->version.packed();
+  target_ = std::string(gc_target(gc->version));
+  if (gc->version.major != 11 && gc->version.major != 12)
+    return make_error(Errc::kUnsupported,
+                      "IP discovery reports GC %s (%s): this driver programs GC 11 (RDNA3) and "
+                      "GC 12 (RDNA4) only",
+                      gc->version.str().c_str(),
+                      target_.empty() ? "unknown target" : target_.c_str());
+  if (target_.empty())
+    return make_error(Errc::kUnsupported,
+                      "IP discovery reports GC %s, which has no known LLVM target: add it to "
+                      "gc_target() (drivers/amd/discovery.cpp) once its ISA is known",
+                      gc->version.str().c_str());
+  // The registers used below are in GC segments 0 and 1.
+  if (gc->bases.size() < 2 || gc->bases.size() > gc_bases_.size())
+    return make_error(Errc::kUnsupported,
+                      "IP discovery gives GC %zu base-address segments (this driver needs 2..%zu)",
+                      gc->bases.size(), gc_bases_.size());
+  for (size_t i = 0; i < gc->bases.size(); ++i) gc_bases_[i] = static_cast<uint32_t>(gc->bases[i]);
   // All of VRAM through BAR0: page tables and VRAM buffers are written through it.
-  pci::BarInfo b0 = RG_TRY(dev_.bar(0));
+  const pci::BarInfo b0 = RG_TRY(dev_.bar(0));
   if (b0.size < vram_size_) {
-    const uint64_t want = RG_TRY(next_pow2(vram_size_));
-    if (Status st = dev_.resize_bar(0, want); !st) {
-      return make_error(Errc::kUnsupported,
-                        "BAR0 is %s but VRAM is %s, and resizing BAR0 to %s failed (%s): this "
-                        "path needs all of VRAM in BAR0 (enable Resizable BAR / Above 4G "
-                        "decoding in the firmware; `rawgpu doctor` checks it)",
-                        format_bytes(b0.size).c_str(), format_bytes(vram_size_).c_str(),
-                        format_bytes(want).c_str(), st.error().message().c_str());
-    }
-    b0 = RG_TRY(dev_.bar(0));
+    return make_error(Errc::kUnsupported,
+                      "BAR0 is %s but VRAM is %s, and resizing BAR0 failed (%s): this path "
+                      "needs all of VRAM in BAR0 (enable Resizable BAR / Above 4G decoding in the "
+                      "firmware; `rawgpu doctor` checks it)",
+                      format_bytes(b0.size).c_str(), format_bytes(vram_size_).c_str(),
+                      dr.resize_error.empty() ? "not attempted" : dr.resize_error.c_str());
   }
   vram_bar_ = RG_TRY(dev_.map_bar(0));
   uint8_t* vram = vram_bar_->size() >= vram_size_ ? vram_bar_->direct(0, vram_size_) : nullptr;
@@ -154,6 +137,7 @@ Status PciAmdDevice::init() {
                                     : memory::PageTableFormat::kAmdGfx10;
   mc.vram_size = vram_size_;
   mc.boot_size = 4ull << 20;
+  mc.reserved = kReservedTop;
   mc.va_base = GpuVa(kVaBase);
   mm_ = RG_TRY(memory::MemoryManager::create(mc, *vram_, *va_));
   mm_->finish_boot();
@@ -162,8 +146,8 @@ Status PciAmdDevice::init() {
     program_vm<gc12>(root, GpuVa(kVaBase), kVaSize);
   else
     program_vm<gc11>(root, GpuVa(kVaBase), kVaSize);
-  RG_LOG("amd", 1, "%s: pre-booted gfx%u, %s VRAM through a %s BAR0, page tables at %s",
-         name_.c_str(), gc_version_ / 10000 * 100 + gc_version_ % 100,
+  RG_LOG("amd", 1, "%s: pre-booted %s (GC %s), %s VRAM through a %s BAR0, page tables at %s",
+         name_.c_str(), target_.c_str(), gc->version.str().c_str(),
          format_bytes(vram_size_).c_str(), format_bytes(b0.size).c_str(), hex(root).c_str());
   return {};
 }

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "rawgpu/autogen/amd/pm4_nvd.h"
 #include "rawgpu/drivers/amd/pci_device.h"
@@ -63,6 +65,17 @@ class FaultPlan : public testing::TestWithParam<uint32_t> {
     o.timeout = timeout;
     o.clock = &fn_->clock();
     return wait_signal(*dev_, s, v, "the kernel", o);
+  }
+  // With the device thread, the engine reaches the hanging packet on its own schedule: wait
+  // (real time) until it has, so the virtual-time wait that follows measures the hang itself.
+  bool reached_hang() {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!fn_->gpu().queue_status(0).hung) {
+      if (std::chrono::steady_clock::now() > end) return false;
+      fn_->poll();
+      std::this_thread::yield();
+    }
+    return true;
   }
   bool logged(const std::string& needle) const {
     const auto log = fn_->fault_log();
@@ -135,6 +148,7 @@ TEST_P(FaultPlan, AHungDispatchTimesOutAndAFunctionResetRecovers) {
   const Signal s = pool_->alloc().value();
   ASSERT_TRUE(q_->exec(kernel()));
   ASSERT_TRUE(q_->signal(s, 1).submit());
+  ASSERT_TRUE(reached_hang());
   const Nanos t0 = fn_->clock().now();
   const Status st = wait_hung(s, 1, std::chrono::milliseconds(20));
   ASSERT_FALSE(st.ok());
@@ -168,6 +182,7 @@ TEST_P(FaultPlan, AnEternalWaitRegMemTimesOutNamingTheSignal) {
   q_->wait(gate, 1);
   ASSERT_TRUE(q_->signal(s, 1).submit());
   gate.set(1);  // satisfied, yet the wait never completes
+  ASSERT_TRUE(reached_hang());
   const Status st = wait_hung(s, 1, std::chrono::milliseconds(10));
   ASSERT_FALSE(st.ok());
   EXPECT_TRUE(st.error().is(Errc::kTimeout)) << st.error().to_string();

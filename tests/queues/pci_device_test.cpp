@@ -16,7 +16,9 @@
 #include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
 #include "rawgpu/base/poll.h"
 #include "rawgpu/base/shared_memory.h"
+#include "rawgpu/drivers/amd/discover.h"
 #include "rawgpu/sim/amd_pci.h"
+#include "rawgpu/sim/discovery_table.h"
 
 namespace rawgpu::drivers::amd {
 namespace {
@@ -57,8 +59,10 @@ class PciAmd : public ::testing::TestWithParam<uint32_t> {
 TEST_P(PciAmd, OpenEnablesTheFunctionResizesBar0AndProgramsTheVmContext) {
   auto d = open();
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->gc_version(), GetParam());  // identified from the PCI device id
-  EXPECT_EQ(d->vram_size(), 1ull << 30);   // from RCC_CONFIG_MEMSIZE
+  EXPECT_EQ(d->gc_version(), GetParam());  // identified from the IP discovery table
+  EXPECT_EQ(d->target(), GetParam() >= 120000 ? "gfx1201" : "gfx1100");
+  EXPECT_EQ(d->discovery().ips.size(), 9u);
+  EXPECT_EQ(d->vram_size(), 1ull << 30);  // from RCC_CONFIG_MEMSIZE
   EXPECT_TRUE(fn_->bus_master());
   EXPECT_TRUE(fn_->memory_enabled());
   EXPECT_EQ(fn_->bar(0).value().size, 1ull << 30);
@@ -176,12 +180,75 @@ TEST_P(PciAmd, RefusesAGpuThatIsNotBootedOrNotKnown) {
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.error().code(), Errc::kHardware);
   EXPECT_NE(d.error().to_string().find("not booted"), std::string::npos);
-  PciAmdOptions o;
-  o.gc_version = 90402;
-  EXPECT_EQ(PciAmdDevice::open(*fn_, o).error().code(), Errc::kUnsupported);
+  fn_->gpu().function_reset();  // the straps again
+  // A GPU whose discovery table names another GC (here the synthetic MI300X one): refused
+  // with what discovery said, whatever its PCI id.
+  const std::vector<uint8_t> mi300 = sim::build_discovery_table(sim::discovery_spec(90403).value());
+  const uint64_t top = fn_->gpu().vram_size() - kDiscoveryOffsetFromTop;
+  std::memcpy(fn_->gpu().vram_base() + top, mi300.data(), mi300.size());
+  auto u = PciAmdDevice::open(*fn_);
+  ASSERT_FALSE(u.ok());
+  EXPECT_EQ(u.error().code(), Errc::kUnsupported);
+  EXPECT_NE(u.error().to_string().find("GC 9.4.3 (gfx942)"), std::string::npos)
+      << u.error().to_string();
+  // A corrupt table is a parse error naming the table, not a guess.
+  fn_->gpu().vram_base()[top + 100] ^= 0xff;
+  auto c = PciAmdDevice::open(*fn_);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().code(), Errc::kParse);
+  EXPECT_NE(c.error().to_string().find("checksum mismatch"), std::string::npos)
+      << c.error().to_string();
+  // A firmware that never finishes its init: a timeout on the function's (virtual) clock.
+  fn_->gpu().write_reg(sim::AmdGpu::kIfwiStatus, 0);
+  auto t = PciAmdDevice::open(*fn_);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().code(), Errc::kTimeout);
+  EXPECT_NE(t.error().to_string().find("MP0_SMN_C2PMSG_33"), std::string::npos)
+      << t.error().to_string();
   // A function that stopped answering reads all ones.
+  fn_->gpu().write_reg(sim::AmdGpu::kIfwiStatus, 0x80000000u);
   fn_->gpu().write_reg(sim::AmdGpu::kConfigMemsize, 0xffffffffu);
   EXPECT_EQ(PciAmdDevice::open(*fn_).error().code(), Errc::kHardware);
+}
+
+TEST_P(PciAmd, DiscoveryReadsTheSameTableThroughBar0AndTheMmIndexWindow) {
+  ASSERT_TRUE(fn_->cfg_write(0x04, 2, 0x6).ok());  // memory decode, bus mastering
+  DiscoverOptions o;
+  o.resize_bar0 = false;  // BAR0 stays at its 256 MiB: the table (VRAM - 64 KiB) is beyond it
+  auto small = read_discovery(*fn_, o);
+  ASSERT_TRUE(small.ok()) << small.error().to_string();
+  EXPECT_FALSE(small->through_bar0);
+  EXPECT_EQ(small->vram_size, fn_->gpu().vram_size());
+  EXPECT_EQ(small->bytes, fn_->gpu().discovery_table());
+  // One MM_INDEX write and one MM_DATA read per dword; MM_INDEX_HI once per read (the header,
+  // then the rest: all below 2 GiB).
+  const size_t dwords = small->bytes.size() / 4;
+  EXPECT_EQ(count_lines(fn_->trace(), "BIF_BX_PF0_MM_INDEX = "), dwords);
+  EXPECT_EQ(count_lines(fn_->trace(), "BIF_BX_PF0_MM_DATA -> "), dwords);
+  EXPECT_EQ(count_lines(fn_->trace(), "BIF_BX_PF0_MM_INDEX_HI = "), 2u);
+  auto large = read_discovery(*fn_);  // resizes BAR0 over VRAM and reads through it
+  ASSERT_TRUE(large.ok()) << large.error().to_string();
+  EXPECT_TRUE(large->through_bar0);
+  EXPECT_EQ(large->bytes, small->bytes);
+  EXPECT_EQ(describe(large->discovery), describe(small->discovery));
+}
+
+TEST_P(PciAmd, OpenWaitsForTheFirmwareOnTheFunctionsClock) {
+  // The firmware's init finishes only after 50 reads of its status: the driver polls, on the
+  // function's virtual clock, and then opens normally.
+  sim::FaultRule r;
+  r.trigger = sim::FaultRule::Trigger::kRegisterRead;
+  r.target = sim::AmdGpu::kIfwiStatus;
+  r.action = sim::FaultRule::Action::kReadValue;
+  r.value = 0;
+  r.count = 50;
+  fn_->add_fault(r);
+  auto d = open();
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(fn_->faults_fired(), 50u);
+  EXPECT_EQ(count_lines(fn_->trace(), "MP0_SMN_C2PMSG_33 -> 0x80000000") +
+                count_lines(fn_->trace(), "MPASP_SMN_C2PMSG_33 -> 0x80000000"),
+            1u);
 }
 
 TEST_P(PciAmd, FaultPlanAFunctionThatFellOffTheBus) {

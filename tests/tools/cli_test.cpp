@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <sstream>
+#include <tuple>
 
 #include "../drivers/fake_pci.h"
 #include "commands.h"
@@ -299,6 +300,51 @@ TEST(RawgpuList, DumpAloneShowsNothingOfThisMachine) {
   const llvm::json::Array& bars = *d.getArray("bars");
   ASSERT_EQ(bars.size(), 1u) << o.str();  // the dump's 64-bit BAR0, no size
   EXPECT_EQ(bars[0].getAsObject()->getInteger("size"), std::optional<int64_t>(0));
+}
+
+}  // namespace
+}  // namespace rawgpu
+
+namespace rawgpu {
+namespace {
+
+// `rawgpu info` on the simulated boards: the discovery table as the driver reads it, in text
+// and JSON; a bad device name is a failure that says what is accepted.
+TEST(RawgpuInfo, SimulatedBoardsTextAndJson) {
+  std::vector<cli::Command> cmds = tools::all_commands();
+  for (auto [dev, target, gc, cus] : {std::tuple{"sim:gfx1100", "gfx1100", "11.0.0", 96},
+                                      std::tuple{"sim:gfx1201", "gfx1201", "12.0.1", 64}}) {
+    SCOPED_TRACE(dev);
+    std::ostringstream o, e;
+    cli::Io io{o, e};
+    const std::vector<std::string> text = {"info", dev}, json = {"info", dev, "--json"};
+    ASSERT_EQ(cli::main("rawgpu", cmds, text, io), 0) << e.str();
+    EXPECT_NE(o.str().find(target), std::string::npos) << o.str();
+    EXPECT_NE(o.str().find(std::string("GC      ") + gc), std::string::npos) << o.str();
+    EXPECT_NE(o.str().find(std::to_string(cus) + " CUs"), std::string::npos) << o.str();
+    std::ostringstream oj, ej;
+    cli::Io ioj{oj, ej};
+    ASSERT_EQ(cli::main("rawgpu", cmds, json, ioj), 0) << ej.str();
+    auto v = llvm::json::parse(oj.str());
+    ASSERT_TRUE(static_cast<bool>(v)) << oj.str();
+    const llvm::json::Object* root = v->getAsObject();
+    ASSERT_NE(root, nullptr);
+    EXPECT_EQ(root->getString("command").value_or(""), "info");
+    EXPECT_EQ(root->getString("target").value_or(""), target);
+    EXPECT_EQ(root->getInteger("vram_bytes").value_or(0), int64_t{1} << 30);
+    const llvm::json::Object* disc = root->getObject("discovery");
+    ASSERT_NE(disc, nullptr);
+    const llvm::json::Array* ips = disc->getArray("ips");
+    ASSERT_NE(ips, nullptr);
+    EXPECT_EQ(ips->size(), 9u);
+    EXPECT_EQ((*ips)[0].getAsObject()->getString("version").value_or(""), gc);
+    EXPECT_EQ(disc->getObject("gc_info")->getInteger("cus").value_or(0), cus);
+  }
+  std::ostringstream o, e;
+  cli::Io io{o, e};
+  const std::vector<std::string> bad = {"info", "sim:gfx9000"};
+  EXPECT_EQ(cli::main("rawgpu", cmds, bad, io), 1);
+  EXPECT_NE(e.str().find("sim:gfx1100"), std::string::npos) << e.str();
 }
 
 }  // namespace

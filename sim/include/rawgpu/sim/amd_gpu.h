@@ -199,9 +199,19 @@ class AmdGpu final {
   // RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE (NBIO segment 2 + 0xC3 = 0xDE3): VRAM in MiB, set at
   // power-on and after a reset (a driver reads it before discovery).
   static constexpr uint32_t kConfigMemsize = 0xD20 + 0xC3;
+  // MP0_SMN_C2PMSG_33 (MP0 segment 0 + 0x61 = 0x16061): bit 31 set once the firmware (IFWI)
+  // has finished its init and left the discovery table in VRAM; set at power-on here.
+  static constexpr uint32_t kIfwiStatus = 0x16000 + 0x61;
+  // The MM_INDEX / MM_DATA / MM_INDEX_HI window (NBIO segment 0: dwords 0, 1, 6): with
+  // MM_INDEX bit 31 set, MM_DATA reads and writes the VRAM dword at byte address
+  // (MM_INDEX & 0x7fffffff) | MM_INDEX_HI << 31; clear, the register at that byte address / 4.
+  // VRAM that is not behind BAR0 (a small BAR) is reached this way.
+  static constexpr uint32_t kMmIndex = 0x0, kMmData = 0x1, kMmIndexHi = 0x6;
   // Function-level reset: queues deactivated, registers and fault state cleared, the clock
   // kept (VRAM contents and the IOVA map survive, as they do across an FLR under VFIO).
   void function_reset();
+  // The discovery binary the "firmware" left at VRAM - 64 KiB at creation (discovery_table.h).
+  const std::vector<uint8_t>& discovery_table() const { return discovery_; }
   // Queues activated so far (in activation order: the id queue_status takes).
   size_t compute_queue_count() const;
   size_t copy_queue_count() const;
@@ -240,6 +250,8 @@ class AmdGpu final {
   uint32_t start_compute_queue(QueueProgram p);
   uint32_t start_copy_queue(QueueProgram p);
   uint32_t reg_or_zero(uint32_t reg) const;
+  // The MM_DATA window's target: VRAM (true, byte address) or a register (false, dword).
+  bool mm_window(uint64_t& addr) const;
   void thread_main();
   // Locks mu_ when the device thread runs (no cost in the deterministic mode).
   class Guard {
@@ -295,6 +307,7 @@ class AmdGpu final {
   uint32_t sdma_queue_[2] = {~0u, ~0u};     // engine -> index in sdma_queues_
   VmContext vm_;
   std::unique_ptr<memory::PteCodec> codec_;
+  std::vector<uint8_t> discovery_;
   // Device thread (config.device_thread).
   bool threaded_ = false;
   mutable std::recursive_mutex mu_;

@@ -28,7 +28,7 @@ class SimGpu final : public drivers::amd::AmdDevice {
     g->fn_ = RG_TRY(AmdPciFunction::create(config));
     drivers::amd::PciAmdOptions o;
     o.name = name;
-    // gc_version 0: the driver identifies the GPU from the function's PCI ids.
+    // The driver identifies the GPU from the discovery table the function leaves in VRAM.
     o.diagnostics = [hw = &g->fn_->gpu()] { return hw->queue_errors(); };
     g->dev_ = RG_TRY(drivers::amd::PciAmdDevice::open(*g->fn_, o));
     return g;

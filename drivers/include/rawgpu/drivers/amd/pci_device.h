@@ -4,9 +4,11 @@
 // through the function's BARs, config space and DMA memory, so the same code drives a real board
 // once it is booted:
 //
-//  * Open: identify the GPU (PCI ids through the known-GPU table, or an explicit GC version),
-//    enable memory decode and bus mastering, read the VRAM size (RCC_CONFIG_MEMSIZE), resize
-//    BAR0 over all of VRAM when it is smaller (Resizable BAR), map BAR0/2/5.
+//  * Open: enable memory decode and bus mastering, wait for the firmware, read the VRAM size,
+//    resize BAR0 over all of VRAM when it is smaller (Resizable BAR), and identify the GPU from
+//    its IP discovery table (discover.h): the GC version and register bases come from there,
+//    never from the PCI id. Map BAR0/2/5. The top 64 MiB of VRAM (the firmware's: discovery
+//    table, TMR) is never allocated.
 //  * Memory: rawgpu's MemoryManager builds the page tables in VRAM through BAR0; VM context 0
 //    is programmed through BAR5 (GCVM_CONTEXT0_*: base, start, end, then enable). Host buffers
 //    are DMA memory of the function (IOMMU-mapped under VFIO) mapped at their bus addresses.
@@ -21,6 +23,7 @@
 // after CPU writes through BAR0 (the simulated GPU needs neither; real boards do), MES.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -31,14 +34,13 @@
 #include <vector>
 
 #include "rawgpu/drivers/amd/device.h"
+#include "rawgpu/drivers/amd/discovery.h"
 #include "rawgpu/drivers/pci/device.h"
 #include "rawgpu/memory/memory_manager.h"
 
 namespace rawgpu::drivers::amd {
 
 struct PciAmdOptions {
-  // GC IP version (110000 gfx1100, 120001 gfx1201); 0: from the PCI device id.
-  uint32_t gc_version = 0;
   // Device name (AmdDevice::name); empty: the function's name.
   std::string name;
   // The decoded reason a queue stopped, where the platform can say (the simulator; later the
@@ -70,6 +72,9 @@ class PciAmdDevice final : public AmdDevice {
   Result<DeviceBuffer> map_external(uint8_t* host, uint64_t size);
 
   uint64_t vram_size() const { return vram_size_; }
+  // The IP discovery table the device was identified from, and its LLVM target ("gfx1100").
+  const Discovery& discovery() const { return discovery_; }
+  const std::string& target() const { return target_; }
   memory::MemoryManager& memory_manager() { return *mm_; }
   pci::PciDevice& pci() { return dev_; }
 
@@ -83,6 +88,17 @@ class PciAmdDevice final : public AmdDevice {
   PciAmdDevice(pci::PciDevice& dev, PciAmdOptions options);
   Status init();
   uint32_t rreg(uint32_t reg) const { return regs_->rd32(uint64_t{reg} * 4); }
+  // The MMIO dword address of GC register R (bases from discovery); SDMA queue registers of
+  // GC 11/12 are in the GC table and segments too.
+  template <class R>
+  uint32_t gc() const {
+    static_assert(R::kInfo.base_idx < 2, "the driver checks GC segments 0 and 1 at open");
+    return gc_bases_[R::kInfo.base_idx] + R::kInfo.offset;
+  }
+  template <class R0, class R1>
+  uint32_t sdma(unsigned engine) const {
+    return engine == 0 ? gc<R0>() : gc<R1>();
+  }
   void wreg(uint32_t reg, uint32_t value) { regs_->wr32(uint64_t{reg} * 4, value); }
   template <class GC>
   void program_vm(uint64_t root, GpuVa start, uint64_t size);
@@ -105,6 +121,9 @@ class PciAmdDevice final : public AmdDevice {
   PciAmdOptions options_;
   std::string name_;
   uint32_t gc_version_ = 0;
+  std::string target_;
+  Discovery discovery_;
+  std::array<uint32_t, 16> gc_bases_{};
   uint64_t vram_size_ = 0;
   pci::Mmio* vram_bar_ = nullptr;
   pci::Mmio* doorbells_ = nullptr;

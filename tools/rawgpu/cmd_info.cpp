@@ -1,0 +1,187 @@
+// `rawgpu info DEV`: what an AMD GPU says about itself through its PCI function — the IP
+// discovery table (every IP block with version, instance, die and register bases; gc_info's
+// shader-engine layout and CU count; the harvest list), the VRAM size, the BARs and the LLVM
+// target. DEV is `sim:gfx1100` / `sim:gfx1201` (the simulated board, as its firmware leaves
+// it) or `amd:BDF` (through VFIO; the function must be bound to vfio-pci). Nothing is
+// programmed: the command enables memory decode, reads registers and VRAM, and stops.
+#include <llvm/Support/JSON.h>
+
+#include "commands.h"
+#include "json_out.h"
+#include "rawgpu/autogen/amd/hw_ip.h"
+#include "rawgpu/base/env.h"
+#include "rawgpu/base/format.h"
+#include "rawgpu/drivers/amd/discover.h"
+#include "rawgpu/drivers/pci/vfio.h"
+#include "rawgpu/sim/amd_pci.h"
+
+namespace rawgpu::tools {
+namespace {
+
+namespace amd = drivers::amd;
+namespace hw = autogen::amd::hwid;
+
+// The function behind DEV, owned by `keep`.
+Result<pci::PciDevice*> open_function(std::string_view dev, std::unique_ptr<pci::PciDevice>& keep) {
+  if (dev.starts_with("sim:")) {
+    sim::AmdPciConfig c;
+    c.gpu = RG_TRY(sim::parse_sim_device(dev));
+    c.gpu.device_thread = false;
+    keep = RG_TRY(sim::AmdPciFunction::create(c));
+    return keep.get();
+  }
+  std::string_view bdf_text = dev;
+  if (bdf_text.starts_with("amd:")) bdf_text.remove_prefix(4);
+  const pci::Bdf bdf =
+      RG_TRY_CTX(pci::Bdf::parse(bdf_text), "device '%.*s' (sim:gfx1100, sim:gfx1201 or amd:BDF)",
+                 static_cast<int>(dev.size()), dev.data());
+  pci::VfioOptions vo;
+  vo.allow_no_iommu = env::read_flag("RAWGPU_VFIO_NOIOMMU");
+  keep = RG_TRY_CTX(pci::VfioPciDevice::open(bdf, vo),
+                    "device '%.*s' (hand the GPU to vfio-pci first: rawgpu bind %s --vfio)",
+                    static_cast<int>(dev.size()), dev.data(), bdf.to_string().c_str());
+  return keep.get();
+}
+
+struct Info {
+  amd::DiscoveryRead read;
+  std::vector<pci::BarInfo> bars;
+  uint16_t vendor = 0, device = 0;
+  uint8_t revision = 0;
+};
+
+Result<Info> gather(pci::PciDevice& fn) {
+  Info info;
+  info.vendor = static_cast<uint16_t>(RG_TRY(fn.cfg_read(0x00, 2)));
+  info.device = static_cast<uint16_t>(RG_TRY(fn.cfg_read(0x02, 2)));
+  info.revision = static_cast<uint8_t>(RG_TRY(fn.cfg_read(0x08, 1)));
+  if (info.vendor != pci::kVendorAmd)
+    return make_error(Errc::kUnsupported, "%s is PCI %04x:%04x, not an AMD GPU", fn.name().c_str(),
+                      info.vendor, info.device);
+  const uint32_t cmd = RG_TRY(fn.cfg_read(0x04, 2));
+  if ((cmd & 0x2) == 0) RG_TRY(fn.cfg_write(0x04, 2, cmd | 0x2));  // memory decode only
+  amd::DiscoverOptions o;
+  o.resize_bar0 = false;  // look, do not change
+  info.read = RG_TRY(amd::read_discovery(fn, o));
+  for (int i = 0; i < 6; ++i)
+    if (Result<pci::BarInfo> b = fn.bar(i); b.ok() && b->size != 0) info.bars.push_back(*b);
+  return info;
+}
+
+std::string target_of(const Info& info) {
+  const amd::IpBlock* gc = info.read.discovery.find(hw::GC_HWID);
+  if (gc == nullptr) return {};
+  return std::string(amd::gc_target(gc->version, info.revision));
+}
+
+void print_text(std::ostream& os, const std::string& dev, const Info& info) {
+  const amd::Discovery& d = info.read.discovery;
+  const std::string target = target_of(info);
+  os << strformat("%s: PCI %04x:%04x rev %02x, %s, %s VRAM\n", dev.c_str(), info.vendor,
+                  info.device, info.revision, target.empty() ? "unknown target" : target.c_str(),
+                  format_bytes(info.read.vram_size).c_str());
+  for (const pci::BarInfo& b : info.bars)
+    os << strformat("  BAR%d %s%s%s\n", b.index, format_bytes(b.size).c_str(),
+                    b.is_64bit ? " 64-bit" : "", b.prefetchable ? " prefetchable" : "");
+  if (d.gc)
+    os << strformat("  compute: %u CUs (%u SE x %u SA x %u CU), %u XCC(s), %u SDMA engine(s)\n",
+                    d.gc->cu_count() * std::max(1u, d.count(hw::GC_HWID)), d.gc->num_se,
+                    d.gc->sa_per_se, d.gc->cu_per_sa(), d.count(hw::GC_HWID),
+                    d.count(hw::SDMA0_HWID) + d.count(hw::SDMA1_HWID));
+  os << strformat("  table read through %s\n",
+                  info.read.through_bar0 ? "BAR0" : "the MM_INDEX/MM_DATA window");
+  os << amd::describe(d);
+}
+
+void print_json(std::ostream& os, const std::string& dev, const Info& info) {
+  const amd::Discovery& d = info.read.discovery;
+  os << json_document("info", [&](llvm::json::OStream& j) {
+    j.attribute("device", dev);
+    j.attribute("vendor_id", static_cast<int64_t>(info.vendor));
+    j.attribute("device_id", static_cast<int64_t>(info.device));
+    j.attribute("revision", static_cast<int64_t>(info.revision));
+    j.attribute("target", target_of(info));
+    j.attribute("vram_bytes", static_cast<int64_t>(info.read.vram_size));
+    j.attribute("read_through", info.read.through_bar0 ? "bar0" : "mm_index");
+    j.attributeArray("bars", [&] {
+      for (const pci::BarInfo& b : info.bars)
+        j.object([&] {
+          j.attribute("index", static_cast<int64_t>(b.index));
+          j.attribute("bytes", static_cast<int64_t>(b.size));
+          j.attribute("is_64bit", b.is_64bit);
+          j.attribute("prefetchable", b.prefetchable);
+        });
+    });
+    j.attributeObject("discovery", [&] {
+      j.attribute("binary_version", strformat("%u.%u", d.binary_major, d.binary_minor));
+      j.attribute("ip_table_version", static_cast<int64_t>(d.ip_version));
+      j.attribute("base_addr_64", d.base_addr_64);
+      j.attribute("dies", static_cast<int64_t>(d.num_dies));
+      j.attributeArray("ips", [&] {
+        for (const amd::IpBlock& b : d.ips)
+          j.object([&] {
+            j.attribute("block", amd::hw_id_name(b.hw_id));
+            j.attribute("hw_id", static_cast<int64_t>(b.hw_id));
+            j.attribute("instance", static_cast<int64_t>(b.instance));
+            j.attribute("die", static_cast<int64_t>(b.die));
+            j.attribute("version", b.version.str());
+            j.attribute("harvested", b.harvested);
+            j.attributeArray("bases", [&] {
+              for (uint64_t x : b.bases) j.value(static_cast<int64_t>(x));
+            });
+          });
+      });
+      if (d.gc)
+        j.attributeObject("gc_info", [&] {
+          j.attribute("version", strformat("%u.%u", d.gc->version_major, d.gc->version_minor));
+          j.attribute("shader_engines", static_cast<int64_t>(d.gc->num_se));
+          j.attribute("shader_arrays_per_se", static_cast<int64_t>(d.gc->sa_per_se));
+          j.attribute("cus_per_shader_array", static_cast<int64_t>(d.gc->cu_per_sa()));
+          j.attribute("cus", static_cast<int64_t>(d.gc->cu_count()));
+          j.attribute("wave_size", static_cast<int64_t>(d.gc->wave_size));
+          j.attribute("lds_kib", static_cast<int64_t>(d.gc->lds_size_kib));
+        });
+      j.attributeArray("harvested", [&] {
+        for (const amd::HarvestEntry& h : d.harvest)
+          j.object([&] {
+            j.attribute("block", amd::hw_id_name(h.hw_id));
+            j.attribute("instance", static_cast<int64_t>(h.instance));
+          });
+      });
+    });
+  });
+}
+
+}  // namespace
+
+cli::Command info_command() {
+  cli::Command c;
+  c.name = "info";
+  c.summary = "what an AMD GPU says about itself: IP blocks and versions, CUs, VRAM, BARs";
+  c.description =
+      "Reads DEV's IP discovery table (through BAR0, or the MM_INDEX/MM_DATA window when BAR0\n"
+      "is small) and prints every IP block with its version, instance, die and register bases,\n"
+      "the shader-engine layout and CU count (gc_info), the harvested blocks, the VRAM size,\n"
+      "the BARs and the LLVM target. DEV: sim:gfx1100, sim:gfx1201, or amd:BDF (bound to\n"
+      "vfio-pci). Nothing is programmed: memory decode is enabled and registers are read.";
+  c.options = {{"json", 'j', "", "print JSON", ""}};
+  c.positionals = {{"DEV", "sim:gfx1100, sim:gfx1201 or amd:BDF", true, false}};
+  c.run = [](const cli::Args& args, cli::Io& io) {
+    const std::string dev = args.positionals()[0];
+    std::unique_ptr<pci::PciDevice> keep;
+    Result<pci::PciDevice*> fn = open_function(dev, keep);
+    Result<Info> info = fn.ok() ? gather(**fn) : Result<Info>(fn.error());
+    if (!info) {
+      io.err << "rawgpu info: " << info.error().to_string() << "\n";
+      return cli::kExitFailure;
+    }
+    if (args.flag("json"))
+      print_json(io.out, dev, *info);
+    else
+      print_text(io.out, dev, *info);
+    return cli::kExitOk;
+  };
+  return c;
+}
+
+}  // namespace rawgpu::tools
