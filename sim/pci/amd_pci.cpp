@@ -7,7 +7,6 @@
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/drivers/pci/config_space.h"
-#include "register_names.h"
 
 namespace rawgpu::sim {
 namespace {
@@ -158,7 +157,8 @@ class AmdPciFunction::RegisterWindow final : public pci::Mmio {
  private:
   std::string line(const char* op, uint64_t off) const {
     std::string s = strformat("BAR5 %s 0x%06llx", op, static_cast<unsigned long long>(off));
-    const std::string_view n = register_name(f_.gpu_->gc_version(), static_cast<uint32_t>(off / 4));
+    const std::string_view n =
+        f_.names_ ? f_.names_->name_at(static_cast<uint32_t>(off / 4)) : std::string_view{};
     if (!n.empty()) {
       s += ' ';
       s += n;
@@ -195,6 +195,12 @@ Result<std::unique_ptr<AmdPciFunction>> AmdPciFunction::create(const AmdPciConfi
     for (const FaultRule& r : *rules) f->plan_.add(r);
   }
   f->gpu_ = RG_TRY(AmdGpu::create(config.gpu, &f->plan_));
+  if (config.trace) {
+    // Trace lines name registers the way the driver resolves them: the generated tables of the
+    // blocks the board's own discovery table lists, at its bases.
+    f->discovery_ = RG_TRY(drivers::amd::parse_discovery(f->gpu_->discovery_table()));
+    f->names_ = std::make_unique<drivers::amd::RegisterMap>(f->discovery_);
+  }
   f->bar0_max_ = RG_TRY(next_pow2(f->gpu_->vram_size()));
   if (!is_pow2(config.bar0_size) || config.bar0_size < (256ull << 20) ||
       config.bar0_size > f->bar0_max_) {

@@ -349,3 +349,53 @@ TEST(RawgpuInfo, SimulatedBoardsTextAndJson) {
 
 }  // namespace
 }  // namespace rawgpu
+
+namespace rawgpu {
+namespace {
+
+std::pair<int, std::string> run_cli(std::vector<std::string> argv, std::string* err = nullptr) {
+  std::vector<cli::Command> cmds = tools::all_commands();
+  std::ostringstream o, e;
+  cli::Io io{o, e};
+  const int rc = cli::main("rawgpu", cmds, argv, io);
+  if (err) *err = e.str();
+  return {rc, o.str()};
+}
+
+// `rawgpu regs`: names resolve through the board's discovery table to the generated tables
+// and the discovered bases; a field write is read-modify-write; bad names and values fail.
+TEST(RawgpuRegs, ReadWriteByNameAndField) {
+  std::string err;
+  auto [rc, out] =
+      run_cli({"regs", "sim:gfx1201", "read", "regRCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE"}, &err);
+  ASSERT_EQ(rc, 0) << err;
+  EXPECT_NE(out.find("NBIF[0] RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE (nbif_6_3_1) dword 0xde3 = "
+                     "0x00000400"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("CONFIG_MEMSIZE=0x400"), std::string::npos) << out;
+  std::tie(rc, out) = run_cli(
+      {"regs", "sim:gfx1100", "write", "GC:GCVM_CONTEXT0_CNTL.PAGE_TABLE_DEPTH", "3"}, &err);
+  ASSERT_EQ(rc, 0) << err;
+  EXPECT_NE(out.find("0x00000000 -> GCVM_CONTEXT0_CNTL.PAGE_TABLE_DEPTH = 0x3"), std::string::npos)
+      << out;
+  std::tie(rc, out) =
+      run_cli({"regs", "sim:gfx1100", "read", "GCVM_CONTEXT0_CNTL", "--json"}, &err);
+  ASSERT_EQ(rc, 0) << err;
+  auto v = llvm::json::parse(out);
+  ASSERT_TRUE(static_cast<bool>(v)) << out;
+  EXPECT_EQ(v->getAsObject()->getString("table").value_or(""), "gc_11_0_0");
+  EXPECT_EQ(v->getAsObject()->getInteger("address").value_or(0), 0x1260 + 0x1688);
+  EXPECT_EQ(run_cli({"regs", "sim:gfx1100", "read", "NO_SUCH_REG"}, &err).first, 1);
+  EXPECT_NE(err.find("GC[0] (gc_11_0_0)"), std::string::npos) << err;
+  EXPECT_EQ(
+      run_cli({"regs", "sim:gfx1100", "write", "GCVM_CONTEXT0_CNTL.PAGE_TABLE_DEPTH", "9"}, &err)
+          .first,
+      1);
+  EXPECT_NE(err.find("does not fit"), std::string::npos) << err;
+  EXPECT_EQ(run_cli({"regs", "sim:gfx1100", "poke", "GCVM_CONTEXT0_CNTL"}).first, 2);
+  EXPECT_EQ(run_cli({"regs", "sim:gfx1100", "write", "GCVM_CONTEXT0_CNTL"}).first, 2);
+}
+
+}  // namespace
+}  // namespace rawgpu

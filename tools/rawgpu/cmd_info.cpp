@@ -6,14 +6,12 @@
 // programmed: the command enables memory decode, reads registers and VRAM, and stops.
 #include <llvm/Support/JSON.h>
 
+#include "amd_function.h"
 #include "commands.h"
 #include "json_out.h"
 #include "rawgpu/autogen/amd/hw_ip.h"
-#include "rawgpu/base/env.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/drivers/amd/discover.h"
-#include "rawgpu/drivers/pci/vfio.h"
-#include "rawgpu/sim/amd_pci.h"
 
 namespace rawgpu::tools {
 namespace {
@@ -21,60 +19,13 @@ namespace {
 namespace amd = drivers::amd;
 namespace hw = autogen::amd::hwid;
 
-// The function behind DEV, owned by `keep`.
-Result<pci::PciDevice*> open_function(std::string_view dev, std::unique_ptr<pci::PciDevice>& keep) {
-  if (dev.starts_with("sim:")) {
-    sim::AmdPciConfig c;
-    c.gpu = RG_TRY(sim::parse_sim_device(dev));
-    c.gpu.device_thread = false;
-    keep = RG_TRY(sim::AmdPciFunction::create(c));
-    return keep.get();
-  }
-  std::string_view bdf_text = dev;
-  if (bdf_text.starts_with("amd:")) bdf_text.remove_prefix(4);
-  const pci::Bdf bdf =
-      RG_TRY_CTX(pci::Bdf::parse(bdf_text), "device '%.*s' (sim:gfx1100, sim:gfx1201 or amd:BDF)",
-                 static_cast<int>(dev.size()), dev.data());
-  pci::VfioOptions vo;
-  vo.allow_no_iommu = env::read_flag("RAWGPU_VFIO_NOIOMMU");
-  keep = RG_TRY_CTX(pci::VfioPciDevice::open(bdf, vo),
-                    "device '%.*s' (hand the GPU to vfio-pci first: rawgpu bind %s --vfio)",
-                    static_cast<int>(dev.size()), dev.data(), bdf.to_string().c_str());
-  return keep.get();
-}
-
-struct Info {
-  amd::DiscoveryRead read;
-  std::vector<pci::BarInfo> bars;
-  uint16_t vendor = 0, device = 0;
-  uint8_t revision = 0;
-};
-
-Result<Info> gather(pci::PciDevice& fn) {
-  Info info;
-  info.vendor = static_cast<uint16_t>(RG_TRY(fn.cfg_read(0x00, 2)));
-  info.device = static_cast<uint16_t>(RG_TRY(fn.cfg_read(0x02, 2)));
-  info.revision = static_cast<uint8_t>(RG_TRY(fn.cfg_read(0x08, 1)));
-  if (info.vendor != pci::kVendorAmd)
-    return make_error(Errc::kUnsupported, "%s is PCI %04x:%04x, not an AMD GPU", fn.name().c_str(),
-                      info.vendor, info.device);
-  const uint32_t cmd = RG_TRY(fn.cfg_read(0x04, 2));
-  if ((cmd & 0x2) == 0) RG_TRY(fn.cfg_write(0x04, 2, cmd | 0x2));  // memory decode only
-  amd::DiscoverOptions o;
-  o.resize_bar0 = false;  // look, do not change
-  info.read = RG_TRY(amd::read_discovery(fn, o));
-  for (int i = 0; i < 6; ++i)
-    if (Result<pci::BarInfo> b = fn.bar(i); b.ok() && b->size != 0) info.bars.push_back(*b);
-  return info;
-}
-
-std::string target_of(const Info& info) {
+std::string target_of(const AmdFunctionInfo& info) {
   const amd::IpBlock* gc = info.read.discovery.find(hw::GC_HWID);
   if (gc == nullptr) return {};
   return std::string(amd::gc_target(gc->version, info.revision));
 }
 
-void print_text(std::ostream& os, const std::string& dev, const Info& info) {
+void print_text(std::ostream& os, const std::string& dev, const AmdFunctionInfo& info) {
   const amd::Discovery& d = info.read.discovery;
   const std::string target = target_of(info);
   os << strformat("%s: PCI %04x:%04x rev %02x, %s, %s VRAM\n", dev.c_str(), info.vendor,
@@ -93,7 +44,7 @@ void print_text(std::ostream& os, const std::string& dev, const Info& info) {
   os << amd::describe(d);
 }
 
-void print_json(std::ostream& os, const std::string& dev, const Info& info) {
+void print_json(std::ostream& os, const std::string& dev, const AmdFunctionInfo& info) {
   const amd::Discovery& d = info.read.discovery;
   os << json_document("info", [&](llvm::json::OStream& j) {
     j.attribute("device", dev);
@@ -169,8 +120,9 @@ cli::Command info_command() {
   c.run = [](const cli::Args& args, cli::Io& io) {
     const std::string dev = args.positionals()[0];
     std::unique_ptr<pci::PciDevice> keep;
-    Result<pci::PciDevice*> fn = open_function(dev, keep);
-    Result<Info> info = fn.ok() ? gather(**fn) : Result<Info>(fn.error());
+    Result<pci::PciDevice*> fn = open_amd_function(dev, keep);
+    Result<AmdFunctionInfo> info =
+        fn.ok() ? read_amd_function(**fn) : Result<AmdFunctionInfo>(fn.error());
     if (!info) {
       io.err << "rawgpu info: " << info.error().to_string() << "\n";
       return cli::kExitFailure;

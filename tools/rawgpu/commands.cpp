@@ -10,7 +10,7 @@ std::vector<cli::Command> all_commands() {
   return {
       list_command(),  version_command(), selfcheck_command(), doctor_command(),
       bench_command(), compile_command(), demo_command(),      inspect_command(),
-      bind_command(),  release_command(), info_command(),
+      bind_command(),  release_command(), info_command(),      regs_command(),
   };
 }
 

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "rawgpu/drivers/amd/registers.h"
 #include "rawgpu/drivers/pci/device.h"
 #include "rawgpu/sim/amd_gpu.h"
 #include "rawgpu/sim/fault_plan.h"
@@ -138,6 +139,8 @@ class AmdPciFunction final : public pci::PciDevice {
 
   AmdPciConfig config_;
   std::unique_ptr<AmdGpu> gpu_;
+  drivers::amd::Discovery discovery_;  // parsed for trace names (when tracing)
+  std::unique_ptr<drivers::amd::RegisterMap> names_;
   std::vector<uint8_t> cfg_;  // 4096 bytes
   uint64_t bar0_size_ = 0;
   uint64_t bar0_max_ = 0;
