@@ -224,6 +224,7 @@ void AmdGpu::function_reset() {
   hqd_queue_.clear();
   sdma_queue_[0] = sdma_queue_[1] = ~0u;
   vm_ = {};
+  tlb_.clear();
   fault_status_ = 0;
   fault_addr_page_ = 0;
   fault_text_.clear();
@@ -352,6 +353,32 @@ void AmdGpu::record_fault(GpuVa va, uint32_t status) {
                           (status & kFaultRw) ? "write" : "read");
 }
 
+void AmdGpu::snapshot_page_tables() {
+  ++invalidations_;
+  tlb_.clear();
+  if (!vm_.base_valid) return;
+  const memory::PteCodec& codec = *codec_;
+  // Depth-first over the table pages reachable from the root.
+  std::vector<std::pair<uint64_t, unsigned>> todo{{vm_.root, 0}};
+  while (!todo.empty()) {
+    const auto [addr, level] = todo.back();
+    todo.pop_back();
+    if (level > codec.last_level() || addr % kPage != 0 || addr + kPage > vram_->size() ||
+        tlb_.count(addr) != 0)
+      continue;
+    const memory::LevelInfo& info = codec.levels()[level];
+    const uint64_t bytes = info.entries * info.entry_bytes;
+    const uint64_t* w = vram_->words(VramAddr(addr), bytes);
+    std::vector<uint64_t>& copy = tlb_[addr];
+    copy.assign(w, w + bytes / 8);
+    if (level == codec.last_level()) continue;
+    for (uint64_t i = 0; i < info.entries; ++i) {
+      const memory::DecodedEntry e = codec.decode(level, copy.data() + i * info.entry_bytes / 8);
+      if (e.kind == memory::DecodedEntry::Kind::kTable) todo.push_back({e.addr, level + 1});
+    }
+  }
+}
+
 const char* AmdGpu::walk(GpuVa va, Leaf& leaf, uint32_t& status) {
   const memory::PteCodec& codec = *codec_;
   status = kFaultMapping;
@@ -366,8 +393,21 @@ const char* AmdGpu::walk(GpuVa va, Leaf& leaf, uint32_t& status) {
   for (unsigned level = 0; level <= codec.last_level(); ++level) {
     const memory::LevelInfo& info = codec.levels()[level];
     const uint64_t idx = (off >> info.shift) & (info.entries - 1u);
-    const uint64_t* words = vram_->words(table + idx * info.entry_bytes, info.entry_bytes);
+    auto cached = tlb_.find(table.raw());
+    if (cached == tlb_.end() || (idx + 1) * info.entry_bytes > cached->second.size() * 8)
+      return level == 0 ? "with no translation in the TLB (the page-table root was never "
+                          "invalidated in: write GCVM_INVALIDATE_ENG17_REQ after programming VM "
+                          "context 0)"
+                        : "through a page-table page the TLB has never seen (written after the "
+                          "last GCVM_INVALIDATE_ENG17_REQ: a missing TLB flush)";
+    const uint64_t* words = cached->second.data() + idx * info.entry_bytes / 8;
     const memory::DecodedEntry e = codec.decode(level, words);
+    // A valid entry in VRAM that the TLB copy lacks: the driver forgot the invalidate.
+    if (e.kind == memory::DecodedEntry::Kind::kInvalid &&
+        codec.decode(level, vram_->words(table + idx * info.entry_bytes, info.entry_bytes)).kind !=
+            memory::DecodedEntry::Kind::kInvalid)
+      return "with a stale TLB entry (the PTE was written after the last "
+             "GCVM_INVALIDATE_ENG17_REQ: a missing TLB flush)";
     if (e.kind == memory::DecodedEntry::Kind::kTable) {
       if (level == codec.last_level()) return "table entry at the last level";
       if (e.addr + kPage > vram_->size()) return "table outside VRAM";

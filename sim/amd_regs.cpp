@@ -117,6 +117,14 @@ void AmdGpu::on_register_write(uint32_t reg, uint32_t value) {
     }
     return;
   }
+  if (reg == addr<typename GC::GCVM_INVALIDATE_ENG17_REQ>()) {
+    using Req = typename GC::GCVM_INVALIDATE_ENG17_REQ;
+    using Ack = typename GC::GCVM_INVALIDATE_ENG17_ACK;
+    const uint32_t vmids = Req::PER_VMID_INVALIDATE_REQ.get(value);
+    if (vmids & 1u) snapshot_page_tables();  // VMID 0: the only context modelled
+    regs_[addr<Ack>()] = Ack::encode(Ack::PER_VMID_INVALIDATE_ACK(vmids));  // done at once
+    return;
+  }
   for (unsigned e = 0; e < 2; ++e) {
     if (reg == sdma<typename GC::SDMA0_QUEUE0_RB_CNTL, typename GC::SDMA1_QUEUE0_RB_CNTL>(e)) {
       sdma_rb_cntl<GC>(e, value);

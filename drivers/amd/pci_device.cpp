@@ -1,17 +1,21 @@
 #include "rawgpu/drivers/amd/pci_device.h"
 
 #include <bit>
+#include <chrono>
 #include <cstring>
 #include <type_traits>
 
 #include "rawgpu/autogen/amd/hw_ip.h"
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
 #include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
+#include "rawgpu/autogen/amd/regs/nbif_6_3_1.h"
+#include "rawgpu/autogen/amd/regs/nbio_4_3_0.h"
 #include "rawgpu/autogen/amd/v11_structs.h"
 #include "rawgpu/autogen/amd/v12_structs.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
+#include "rawgpu/base/poll.h"
 #include "rawgpu/drivers/amd/discover.h"
 #include "rawgpu/drivers/pci/device_info.h"
 
@@ -112,6 +116,15 @@ Status PciAmdDevice::init() {
                       "IP discovery gives GC %zu base-address segments (this driver needs 2..%zu)",
                       gc->bases.size(), gc_bases_.size());
   for (size_t i = 0; i < gc->bases.size(); ++i) gc_bases_[i] = static_cast<uint32_t>(gc->bases[i]);
+  {
+    using Req = autogen::amd::nbio_4_3_0::BIF_BX_PF0_GPU_HDP_FLUSH_REQ;  // same in nbif_6_3_1
+    using Done = autogen::amd::nbio_4_3_0::BIF_BX_PF0_GPU_HDP_FLUSH_DONE;
+    static_assert(same_reg<Req, autogen::amd::nbif_6_3_1::BIF_BX_PF0_GPU_HDP_FLUSH_REQ>() &&
+                  same_reg<Done, autogen::amd::nbif_6_3_1::BIF_BX_PF0_GPU_HDP_FLUSH_DONE>());
+    const IpBlock* nbio = RG_TRY(discovery_.require(autogen::amd::hwid::NBIF_HWID));
+    hdp_flush_req_ = RG_TRY(nbio->reg<Req>());
+    hdp_flush_done_ = RG_TRY(nbio->reg<Done>());
+  }
   // All of VRAM through BAR0: page tables and VRAM buffers are written through it.
   const pci::BarInfo b0 = RG_TRY(dev_.bar(0));
   if (b0.size < vram_size_) {
@@ -146,6 +159,7 @@ Status PciAmdDevice::init() {
     program_vm<gc12>(root, GpuVa(kVaBase), kVaSize);
   else
     program_vm<gc11>(root, GpuVa(kVaBase), kVaSize);
+  RG_TRY(flush_tlb());
   RG_LOG("amd", 1, "%s: pre-booted %s (GC %s), %s VRAM through a %s BAR0, page tables at %s",
          name_.c_str(), target_.c_str(), gc->version.str().c_str(),
          format_bytes(vram_size_).c_str(), format_bytes(b0.size).c_str(), hex(root).c_str());
@@ -173,6 +187,49 @@ void PciAmdDevice::program_vm(uint64_t root, GpuVa start, uint64_t size) {
                                 Cntl::PAGE_TABLE_BLOCK_SIZE(0)));
 }
 
+Status PciAmdDevice::flush_tlb() {
+  PollOptions po;
+  po.timeout = std::chrono::milliseconds(100);
+  po.clock = &dev_.clock();
+  // HDP: the CPU's page-table writes through BAR0 out to VRAM (request bit 0, its done bit).
+  wreg(hdp_flush_req_, 1);
+  uint32_t done = 0;
+  RG_TRY_CTX(poll_until(
+                 "the HDP flush (BIF_BX_PF0_GPU_HDP_FLUSH_DONE bit 0)",
+                 [&]() -> Result<bool> {
+                   done = rreg(hdp_flush_done_);
+                   if (pci::reads_all_ones(done))
+                     return pci::fell_off_bus(name_, "BIF_BX_PF0_GPU_HDP_FLUSH_DONE");
+                   return (done & 1) != 0;
+                 },
+                 po, [&] { return strformat("DONE = 0x%08x", done); }),
+             "%s: flushing the TLB", name_.c_str());
+  return gc_version_ >= 120000 ? invalidate_tlb<gc12>(po) : invalidate_tlb<gc11>(po);
+}
+
+template <class GC>
+Status PciAmdDevice::invalidate_tlb(const PollOptions& po) {
+  // The GC hub's engine 17, VMID 0: every level of cached translation (amd.md §7.2).
+  using Req = typename GC::GCVM_INVALIDATE_ENG17_REQ;
+  using Ack = typename GC::GCVM_INVALIDATE_ENG17_ACK;
+  wreg(gc<Req>(), Req::encode(Req::PER_VMID_INVALIDATE_REQ(1) | Req::FLUSH_TYPE(0) |
+                              Req::INVALIDATE_L2_PTES(1) | Req::INVALIDATE_L2_PDE0(1) |
+                              Req::INVALIDATE_L2_PDE1(1) | Req::INVALIDATE_L2_PDE2(1) |
+                              Req::INVALIDATE_L1_PTES(1)));
+  uint32_t ack = 0;
+  RG_TRY_CTX(poll_until(
+                 "the TLB invalidation (GCVM_INVALIDATE_ENG17_ACK bit 0)",
+                 [&]() -> Result<bool> {
+                   ack = rreg(gc<Ack>());
+                   if (pci::reads_all_ones(ack))
+                     return pci::fell_off_bus(name_, "GCVM_INVALIDATE_ENG17_ACK");
+                   return (Ack::PER_VMID_INVALIDATE_ACK.get(ack) & 1) != 0;
+                 },
+                 po, [&] { return strformat("ACK = 0x%08x", ack); }),
+             "%s: flushing the TLB", name_.c_str());
+  return {};
+}
+
 Result<DeviceBuffer> PciAmdDevice::alloc(uint64_t size, BufferPlacement placement) {
   if (size == 0) return make_error(Errc::kInvalidArgument, "%s: buffer of 0 bytes", name_.c_str());
   const uint64_t bytes = RG_TRY(checked_add(size, kPage - 1)) & ~(kPage - 1);
@@ -181,6 +238,10 @@ Result<DeviceBuffer> PciAmdDevice::alloc(uint64_t size, BufferPlacement placemen
   a.size = bytes;
   a.vram = RG_TRY(mm_->valloc(bytes));
   a.va = a.vram->va;
+  if (Status st = flush_tlb(); !st) {
+    (void)mm_->vfree(*a.vram);
+    return std::move(st).take_error();
+  }
   DeviceBuffer b;
   b.va = a.va;
   b.size = bytes;
@@ -220,6 +281,12 @@ Result<DeviceBuffer> PciAmdDevice::map_host(pci::DmaBuffer dma) {
     (void)dev_.free_dma(*a.dma);
     return std::move(st).take_error();
   }
+  if (Status st = flush_tlb(); !st) {
+    (void)mm_->unmap_range(a.va, a.size);
+    (void)va_->free(a.va);
+    (void)dev_.free_dma(*a.dma);
+    return std::move(st).take_error();
+  }
   DeviceBuffer b;
   b.cpu = a.dma->host;
   b.va = a.va;
@@ -245,10 +312,16 @@ Status PciAmdDevice::alloc_all(std::initializer_list<uint64_t> sizes,
 }
 
 Status PciAmdDevice::free_allocation(Allocation& a) {
-  if (a.vram) return mm_->vfree(*a.vram);
+  // Unmapped, then flushed before the pages or VA can be reused.
+  if (a.vram) {
+    RG_TRY(mm_->vfree(*a.vram));
+    return flush_tlb();
+  }
   RG_TRY(mm_->unmap_range(a.va, a.size));
+  const Status flushed = flush_tlb();
   RG_TRY(va_->free(a.va));
-  return dev_.free_dma(*a.dma);
+  RG_TRY(dev_.free_dma(*a.dma));
+  return flushed;
 }
 
 Status PciAmdDevice::free(const DeviceBuffer& buffer) {

@@ -251,6 +251,42 @@ TEST_P(PciAmd, OpenWaitsForTheFirmwareOnTheFunctionsClock) {
             1u);
 }
 
+TEST_P(PciAmd, FaultPlanATlbInvalidationThatNeverAcksFailsTheAllocationCleanly) {
+  auto d = open();
+  ASSERT_NE(d, nullptr);
+  // Where the next 1 MiB buffer goes: allocated and freed again.
+  auto probe = d->alloc(1 << 20, BufferPlacement::kVram);
+  ASSERT_TRUE(probe.ok());
+  ASSERT_TRUE(d->free(*probe));
+  const uint32_t ack =
+      0x1260 + (GetParam() >= 120000
+                    ? autogen::amd::gc_12_0_0::GCVM_INVALIDATE_ENG17_ACK::kInfo.offset
+                    : autogen::amd::gc_11_0_0::GCVM_INVALIDATE_ENG17_ACK::kInfo.offset);
+  sim::FaultRule r;
+  r.trigger = sim::FaultRule::Trigger::kRegisterRead;
+  r.target = ack;
+  r.action = sim::FaultRule::Action::kReadValue;
+  r.value = 0;
+  r.count = 0;  // forever
+  fn_->add_fault(r);
+  auto b = d->alloc(1 << 20, BufferPlacement::kVram);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.error().code(), Errc::kTimeout);
+  EXPECT_NE(b.error().to_string().find("GCVM_INVALIDATE_ENG17_ACK"), std::string::npos)
+      << b.error().to_string();
+  // A host buffer: its DMA pages are unmapped again.
+  fn_->clear_trace();
+  auto h = d->alloc(4096, BufferPlacement::kHost);
+  ASSERT_FALSE(h.ok());
+  EXPECT_EQ(count_lines(fn_->trace(), "dma map "), 1u);
+  EXPECT_EQ(count_lines(fn_->trace(), "dma unmap "), 1u);
+  // Once the GPU acknowledges again, allocation works, at the place the failure released.
+  fn_->clear_faults();
+  auto again = d->alloc(1 << 20, BufferPlacement::kVram);
+  ASSERT_TRUE(again.ok()) << again.error().to_string();
+  EXPECT_EQ(again->va, probe->va);
+}
+
 TEST_P(PciAmd, FaultPlanAFunctionThatFellOffTheBus) {
   sim::FaultRule r;
   r.trigger = sim::FaultRule::Trigger::kRegisterRead;

@@ -261,6 +261,16 @@ TEST_P(AmdPci, DmaReachesHostMemoryOnlyThroughTheIovaMap) {
   attrs.snooped = true;
   const AddrRange<BusAddr> chunk{BusAddr(d.bus_pages[0]), d.size};
   ASSERT_TRUE(driver().memory_manager().map_range(va, std::span(&chunk, 1), attrs));
+  // Not yet visible: the GPU translates through the tables as of the last TLB invalidation.
+  auto stale = gpu.write32(va, 1);
+  ASSERT_FALSE(stale.ok());
+  EXPECT_NE(stale.error().to_string().find("missing TLB flush"), std::string::npos)
+      << stale.error().to_string();
+  EXPECT_TRUE(gpu.dma_faults().empty());  // refused by the MMU, before any DMA
+  gpu.clear_fault();
+  const uint64_t before = gpu.tlb_invalidations();
+  ASSERT_TRUE(driver().flush_tlb());
+  EXPECT_EQ(gpu.tlb_invalidations(), before + 1);
 
   // Bus mastering off (the driver enabled it; clear it again): the access is a DMA fault.
   ASSERT_TRUE(fn_->cfg_write(0x04, 2, fn_->cfg_read(0x04, 2).value() & ~0x4u));

@@ -26,6 +26,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -212,6 +213,8 @@ class AmdGpu final {
   void function_reset();
   // The discovery binary the "firmware" left at VRAM - 64 KiB at creation (discovery_table.h).
   const std::vector<uint8_t>& discovery_table() const { return discovery_; }
+  // GCVM_INVALIDATE_ENG17_REQ writes for VMID 0 so far (each re-snapshots the tables).
+  uint64_t tlb_invalidations() const { return invalidations_; }
   // Queues activated so far (in activation order: the id queue_status takes).
   size_t compute_queue_count() const;
   size_t copy_queue_count() const;
@@ -268,6 +271,11 @@ class AmdGpu final {
    private:
     std::recursive_mutex* m_;
   };
+  // The GPUVM TLB as the walker sees it: a copy of every page-table page reachable from VM
+  // context 0's root, taken when the driver writes GCVM_INVALIDATE_ENG17_REQ (for VMID 0).
+  // Translations read only this copy, so a PTE written without an invalidate stays invisible,
+  // as a stale TLB entry would on hardware (emulation.md §2.7).
+  void snapshot_page_tables();
   // A page walk's leaf: attributes, the physical address of the walked VA, the leaf's span and
   // the VA's offset from the VM context base.
   struct Leaf {
@@ -306,6 +314,8 @@ class AmdGpu final {
   std::map<uint32_t, uint32_t> hqd_queue_;  // selection -> index in queues_
   uint32_t sdma_queue_[2] = {~0u, ~0u};     // engine -> index in sdma_queues_
   VmContext vm_;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> tlb_;  // table VRAM address -> words
+  uint64_t invalidations_ = 0;
   std::unique_ptr<memory::PteCodec> codec_;
   std::vector<uint8_t> discovery_;
   // Device thread (config.device_thread).

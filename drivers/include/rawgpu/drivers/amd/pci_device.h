@@ -19,8 +19,12 @@
 //  * Faults: the GCVM L2 protection-fault registers decoded. Until the interrupt-handler ring
 //    exists (issue 17), a queue's decoded stop reason comes from an optional diagnostics hook.
 //
-// Not yet: small-BAR VRAM access (MM_INDEX/MM_DATA), TLB invalidation requests, HDP flushes
-// after CPU writes through BAR0 (the simulated GPU needs neither; real boards do), MES.
+//  * Page-table changes are followed by an HDP flush and a GC-hub TLB invalidation (flush_tlb);
+//    the simulated GPU translates only through the tables as they were at the last
+//    invalidation, so a forgotten flush is a VM fault there, as a stale TLB would be.
+//
+// Not yet: small-BAR VRAM access for buffers (discovery reads through MM_INDEX/MM_DATA), the
+// MM hub (no MM hub client is used), batching the flush per submission, MES.
 #pragma once
 
 #include <array>
@@ -33,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "rawgpu/base/poll.h"
 #include "rawgpu/drivers/amd/device.h"
 #include "rawgpu/drivers/amd/discovery.h"
 #include "rawgpu/drivers/pci/device.h"
@@ -71,6 +76,11 @@ class PciAmdDevice final : public AmdDevice {
   // space through the function's DMA map (pci::PciDevice::map_dma). free() unmaps it.
   Result<DeviceBuffer> map_external(uint8_t* host, uint64_t size);
 
+  // Makes page-table writes visible to the GPU: an HDP flush (CPU writes through BAR0 reach
+  // VRAM), then a GC-hub TLB invalidation of VMID 0 on engine 17 (GCVM_INVALIDATE_ENG17_REQ,
+  // waiting for its ACK on the function's clock, 100 ms). alloc, map_external and free call it
+  // after changing the tables; kTimeout naming the register when the GPU never acknowledges.
+  Status flush_tlb();
   uint64_t vram_size() const { return vram_size_; }
   // The IP discovery table the device was identified from, and its LLVM target ("gfx1100").
   const Discovery& discovery() const { return discovery_; }
@@ -110,6 +120,8 @@ class PciAmdDevice final : public AmdDevice {
                     uint32_t doorbell);
   template <class GC>
   FaultState read_fault() const;
+  template <class GC>
+  Status invalidate_tlb(const PollOptions& po);
   Status free_allocation(Allocation& a);
   // DMA memory mapped at a fresh VA through the system aperture (consumes `dma`: freed on error).
   Result<DeviceBuffer> map_host(pci::DmaBuffer dma);
@@ -124,6 +136,7 @@ class PciAmdDevice final : public AmdDevice {
   std::string target_;
   Discovery discovery_;
   std::array<uint32_t, 16> gc_bases_{};
+  uint32_t hdp_flush_req_ = 0, hdp_flush_done_ = 0;  // NBIO/NBIF, from discovery
   uint64_t vram_size_ = 0;
   pci::Mmio* vram_bar_ = nullptr;
   pci::Mmio* doorbells_ = nullptr;
