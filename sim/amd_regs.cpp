@@ -8,8 +8,11 @@
 
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
 #include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
+#include "rawgpu/autogen/amd/regs/nbif_6_3_1.h"
+#include "rawgpu/autogen/amd/regs/nbio_4_3_0.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
+#include "rawgpu/sim/sim_bases.h"
 #include "sdma.h"
 
 namespace rawgpu::sim {
@@ -18,15 +21,18 @@ namespace {
 using gc11 = autogen::amd::gc_11_0_0;
 using gc12 = autogen::amd::gc_12_0_0;
 
-// GC segment bases of both profiles (emulation.md §2.1, amd.md §3.3).
-constexpr uint32_t kGcBase[] = {0x1260, 0xA000, 0x1C000, 0x2402C00};
+// GC registers at the boards' GC segment bases (sim_bases.h).
 template <class R>
 constexpr uint32_t addr() {
-  return kGcBase[R::kInfo.base_idx] + R::kInfo.offset;
+  return bases::kGc[R::kInfo.base_idx] + R::kInfo.offset;
 }
-// NBIO/NBIF segment 2 + the generated HDP flush offsets (0x106 / 0x107 in both versions).
-constexpr uint32_t kHdpFlushReq = 0xD20 + 0x106;
-constexpr uint32_t kHdpFlushDone = 0xD20 + 0x107;
+// The HDP flush request/done registers at the NBIO/NBIF bases (the same in both versions).
+using HdpReq = autogen::amd::nbio_4_3_0::BIF_BX_PF0_GPU_HDP_FLUSH_REQ;
+using HdpDone = autogen::amd::nbio_4_3_0::BIF_BX_PF0_GPU_HDP_FLUSH_DONE;
+static_assert(HdpReq::kInfo.offset ==
+              autogen::amd::nbif_6_3_1::BIF_BX_PF0_GPU_HDP_FLUSH_REQ::kInfo.offset);
+constexpr uint32_t kHdpFlushReq = bases::kNbio[HdpReq::kInfo.base_idx] + HdpReq::kInfo.offset;
+constexpr uint32_t kHdpFlushDone = bases::kNbio[HdpDone::kInfo.base_idx] + HdpDone::kInfo.offset;
 
 // The banked HQD registers: CP_MQD_BASE_ADDR .. CP_HQD_DEQUEUE_STATUS (the same in both).
 constexpr uint32_t kHqdFirst = addr<gc11::CP_MQD_BASE_ADDR>();

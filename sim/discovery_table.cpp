@@ -4,6 +4,7 @@
 
 #include "rawgpu/autogen/amd/discovery.h"
 #include "rawgpu/autogen/amd/hw_ip.h"
+#include "rawgpu/sim/sim_bases.h"
 
 namespace rawgpu::sim {
 namespace {
@@ -13,13 +14,16 @@ namespace hw = autogen::amd::hwid;
 using drivers::amd::GcInfo;
 using drivers::amd::IpVersion;
 
-// amd.md §3.3: the segment bases of tinygrad's mock GPU.
-const std::vector<uint64_t> kGcBases{0x1260, 0xA000, 0x1C000, 0x2402C00};
-const std::vector<uint64_t> kMmhubBases{0x1A000, 0x2408800};
-const std::vector<uint64_t> kNbioBases{0x0, 0x14, 0xD20, 0x10400, 0x241B000, 0x4040000};
-const std::vector<uint64_t> kMpBases{0x16000, 0xDC0000, 0xE00000, 0xE40000, 0x243FC00};
-const std::vector<uint64_t> kHdpBases{0xF20, 0x240A400};
-const std::vector<uint64_t> kOssBases{0x10A0, 0x240A000};
+template <size_t N>
+std::vector<uint64_t> segs(const std::array<uint32_t, N>& b) {
+  return {b.begin(), b.end()};
+}
+const std::vector<uint64_t> kGcBases = segs(bases::kGc);
+const std::vector<uint64_t> kMmhubBases = segs(bases::kMmhub);
+const std::vector<uint64_t> kNbioBases = segs(bases::kNbio);
+const std::vector<uint64_t> kMpBases = segs(bases::kMp);
+const std::vector<uint64_t> kHdpBases = segs(bases::kHdp);
+const std::vector<uint64_t> kOssBases = segs(bases::kOsssys);
 
 struct Versions {
   IpVersion gc, sdma, mp, nbio, mmhub, hdp, oss;

@@ -37,6 +37,7 @@
 #include "rawgpu/memory/pte_codec.h"
 #include "rawgpu/memory/tlsf.h"
 #include "rawgpu/sim/fault_plan.h"
+#include "rawgpu/sim/sim_bases.h"
 
 namespace rawgpu::sim {
 
@@ -199,10 +200,10 @@ class AmdGpu final {
   void set_bus_master(bool on);
   // RCC_DEV0_EPF0_RCC_CONFIG_MEMSIZE (NBIO segment 2 + 0xC3 = 0xDE3): VRAM in MiB, set at
   // power-on and after a reset (a driver reads it before discovery).
-  static constexpr uint32_t kConfigMemsize = 0xD20 + 0xC3;
+  static constexpr uint32_t kConfigMemsize = bases::kNbio[2] + 0xC3;
   // MP0_SMN_C2PMSG_33 (MP0 segment 0 + 0x61 = 0x16061): bit 31 set once the firmware (IFWI)
   // has finished its init and left the discovery table in VRAM; set at power-on here.
-  static constexpr uint32_t kIfwiStatus = 0x16000 + 0x61;
+  static constexpr uint32_t kIfwiStatus = bases::kMp[0] + 0x61;
   // The MM_INDEX / MM_DATA / MM_INDEX_HI window (NBIO segment 0: dwords 0, 1, 6): with
   // MM_INDEX bit 31 set, MM_DATA reads and writes the VRAM dword at byte address
   // (MM_INDEX & 0x7fffffff) | MM_INDEX_HI << 31; clear, the register at that byte address / 4.
