@@ -136,35 +136,34 @@ class Writer {
   std::vector<uint8_t> b_;
 };
 
+// The fields every gc_info version names alike.
 template <class T>
-void fill_v1(T& t, const GcInfo& g) {
+void fill_common(T& t, const GcInfo& g) {
   t.gc_num_se = g.num_se;
-  t.gc_num_wgp0_per_sa = g.wgp0_per_sa;
-  t.gc_num_wgp1_per_sa = g.wgp1_per_sa;
   t.gc_num_rb_per_se = g.rb_per_se;
-  t.gc_num_gl2c = g.gl2c;
   t.gc_num_gprs = g.gprs;
   t.gc_wave_size = g.wave_size;
   t.gc_max_waves_per_simd = g.max_waves_per_simd;
   t.gc_max_scratch_slots_per_cu = g.max_scratch_slots_per_cu;
   t.gc_lds_size = g.lds_size_kib;
   t.gc_num_sc_per_se = g.sc_per_se;
+}
+
+template <class T>
+void fill_v1(T& t, const GcInfo& g) {
+  fill_common(t, g);
+  t.gc_num_wgp0_per_sa = g.wgp0_per_sa;
+  t.gc_num_wgp1_per_sa = g.wgp1_per_sa;
+  t.gc_num_gl2c = g.gl2c;
   if constexpr (requires { t.gc_num_sa_per_se; }) t.gc_num_sa_per_se = g.sa_per_se;
 }
 
 template <class T>
 void fill_v2(T& t, const GcInfo& g) {
-  t.gc_num_se = g.num_se;
+  fill_common(t, g);
   t.gc_num_cu_per_sh = g.cu_per_sh;
   t.gc_num_sh_per_se = g.sa_per_se;
-  t.gc_num_rb_per_se = g.rb_per_se;
   t.gc_num_tccs = g.gl2c;
-  t.gc_num_gprs = g.gprs;
-  t.gc_wave_size = g.wave_size;
-  t.gc_max_waves_per_simd = g.max_waves_per_simd;
-  t.gc_max_scratch_slots_per_cu = g.max_scratch_slots_per_cu;
-  t.gc_lds_size = g.lds_size_kib;
-  t.gc_num_sc_per_se = g.sc_per_se;
 }
 
 template <class T, class Fill>

@@ -165,13 +165,11 @@ Status parse_harvest(const Reader& r, const dt::binary_header& bh, Discovery& d)
   return {};
 }
 
+// The fields every gc_info version names alike.
 template <class T>
-void copy_v1(const T& g, GcInfo& o) {
+void copy_common(const T& g, GcInfo& o) {
   o.num_se = g.gc_num_se;
-  o.wgp0_per_sa = g.gc_num_wgp0_per_sa;
-  o.wgp1_per_sa = g.gc_num_wgp1_per_sa;
   o.rb_per_se = g.gc_num_rb_per_se;
-  o.gl2c = g.gc_num_gl2c;
   o.gprs = g.gc_num_gprs;
   o.wave_size = g.gc_wave_size;
   o.max_waves_per_simd = g.gc_max_waves_per_simd;
@@ -181,18 +179,19 @@ void copy_v1(const T& g, GcInfo& o) {
 }
 
 template <class T>
+void copy_v1(const T& g, GcInfo& o) {
+  copy_common(g, o);
+  o.wgp0_per_sa = g.gc_num_wgp0_per_sa;
+  o.wgp1_per_sa = g.gc_num_wgp1_per_sa;
+  o.gl2c = g.gc_num_gl2c;
+}
+
+template <class T>
 void copy_v2(const T& g, GcInfo& o) {
-  o.num_se = g.gc_num_se;
+  copy_common(g, o);
   o.cu_per_sh = g.gc_num_cu_per_sh;
   o.sa_per_se = g.gc_num_sh_per_se;
-  o.rb_per_se = g.gc_num_rb_per_se;
   o.gl2c = g.gc_num_tccs;
-  o.gprs = g.gc_num_gprs;
-  o.wave_size = g.gc_wave_size;
-  o.max_waves_per_simd = g.gc_max_waves_per_simd;
-  o.max_scratch_slots_per_cu = g.gc_max_scratch_slots_per_cu;
-  o.lds_size_kib = g.gc_lds_size;
-  o.sc_per_se = g.gc_num_sc_per_se;
 }
 
 // Reads struct T of a gc_info whose header says `size` bytes: the struct must fit in both.
