@@ -28,6 +28,7 @@ cli::Command doctor_command();
 cli::Command release_command();
 cli::Command info_command();
 cli::Command regs_command();
+cli::Command fwinfo_command();
 // `rawgpu bench launch` (cmd_bench_launch.cpp).
 int bench_launch(const cli::Args& args, cli::Io& io);
 // `rawgpu bench emulator` (cmd_bench_emulator.cpp).
