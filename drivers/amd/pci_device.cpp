@@ -76,7 +76,10 @@ PciAmdDevice::~PciAmdDevice() {
         wreg(sdma<gc11::SDMA0_QUEUE0_RB_CNTL, gc11::SDMA1_QUEUE0_RB_CNTL>(e), 0);
     }
   }
+  // One TLB flush for all of them (the queues are gone; nothing translates meanwhile).
+  batch_flush_ = true;
   for (auto& [h, a] : allocations_) (void)free_allocation(a);
+  if (regs_ != nullptr && !allocations_.empty()) (void)flush_tlb_now();
 }
 
 Result<std::unique_ptr<PciAmdDevice>> PciAmdDevice::open(pci::PciDevice& dev,
@@ -187,7 +190,9 @@ void PciAmdDevice::program_vm(uint64_t root, GpuVa start, uint64_t size) {
                                 Cntl::PAGE_TABLE_BLOCK_SIZE(0)));
 }
 
-Status PciAmdDevice::flush_tlb() {
+Status PciAmdDevice::flush_tlb() { return batch_flush_ ? Status{} : flush_tlb_now(); }
+
+Status PciAmdDevice::flush_tlb_now() {
   PollOptions po;
   po.timeout = std::chrono::milliseconds(100);
   po.clock = &dev_.clock();
@@ -299,14 +304,26 @@ Result<DeviceBuffer> PciAmdDevice::map_host(pci::DmaBuffer dma) {
 
 Status PciAmdDevice::alloc_all(std::initializer_list<uint64_t> sizes,
                                std::vector<DeviceBuffer>& out) {
+  // All the buffers' mappings, then one TLB flush for them.
+  auto undo = [&] {
+    for (const DeviceBuffer& done : out) (void)free(done);
+    out.clear();
+  };
+  batch_flush_ = true;
   for (uint64_t size : sizes) {
     auto b = alloc(size, BufferPlacement::kHost);
     if (!b) {
-      for (const DeviceBuffer& done : out) (void)free(done);
-      out.clear();
+      undo();
+      batch_flush_ = false;
+      (void)flush_tlb_now();
       return std::move(b).take_error();
     }
     out.push_back(*b);
+  }
+  batch_flush_ = false;
+  if (Status st = flush_tlb_now(); !st) {
+    undo();
+    return st;
   }
   return {};
 }

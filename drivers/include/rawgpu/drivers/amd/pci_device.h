@@ -122,6 +122,7 @@ class PciAmdDevice final : public AmdDevice {
   FaultState read_fault() const;
   template <class GC>
   Status invalidate_tlb(const PollOptions& po);
+  Status flush_tlb_now();
   Status free_allocation(Allocation& a);
   // DMA memory mapped at a fresh VA through the system aperture (consumes `dma`: freed on error).
   Result<DeviceBuffer> map_host(pci::DmaBuffer dma);
@@ -137,6 +138,7 @@ class PciAmdDevice final : public AmdDevice {
   Discovery discovery_;
   std::array<uint32_t, 16> gc_bases_{};
   uint32_t hdp_flush_req_ = 0, hdp_flush_done_ = 0;  // NBIO/NBIF, from discovery
+  bool batch_flush_ = false;  // closing: flush_tlb() defers to one flush at the end
   uint64_t vram_size_ = 0;
   pci::Mmio* vram_bar_ = nullptr;
   pci::Mmio* doorbells_ = nullptr;
