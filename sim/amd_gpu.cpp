@@ -26,6 +26,9 @@ namespace {
 constexpr uint64_t kPage = 4096;
 constexpr unsigned kMaxIbDepth = 2;  // the CP has IB1 and IB2 levels
 
+// SOC21 IH client ids (amd.md §10.4): GC hub faults come from GFX (UTCL2), CP events from
+// GRBM_CP.
+constexpr uint32_t kIhClientGfx = 0x0a, kIhClientGrbmCp = 0x14;
 // GCVM_L2_PROTECTION_FAULT_STATUS fields (amd.md §10.4).
 constexpr uint32_t kFaultPermissionLsb = 1u << 4;
 constexpr uint32_t kFaultMapping = 1u << 8;
@@ -219,7 +222,13 @@ void AmdGpu::function_reset() {
   }
   for (auto& q : queues_) q->active = false;
   for (auto& q : sdma_queues_) q->active = false;
-  regs_.clear();
+  // The PSP and SMU are outside the function's reset domain: their mailboxes keep their values.
+  std::map<uint32_t, uint32_t> mailboxes;
+  for (const auto& [reg, v] : regs_)
+    if ((reg >= bases::kMp[0] && reg < bases::kMp[0] + 0x400) ||
+        (reg >= bases::kMp[1] && reg < bases::kMp[1] + 0x400))
+      mailboxes.emplace(reg, v);
+  regs_ = std::move(mailboxes);
   hqd_regs_.clear();
   hqd_queue_.clear();
   sdma_queue_[0] = sdma_queue_[1] = ~0u;
@@ -233,6 +242,9 @@ void AmdGpu::function_reset() {
   // the firmware's "init done" (the discovery table in VRAM survives the reset).
   regs_[kConfigMemsize] = static_cast<uint32_t>(config_.vram_size >> 20);
   regs_[kIfwiStatus] = 0x80000000u;
+  // The engines the boot brings up are down again (GC, SDMA, IH); the RLC's autoload is gone.
+  boot_.rlc_autoload = false;
+  boot_power_on();
 }
 
 size_t AmdGpu::compute_queue_count() const {
@@ -348,6 +360,10 @@ void AmdGpu::record_fault(GpuVa va, uint32_t status) {
   regs_[seg0 + (g12 ? gc12::GCVM_L2_PROTECTION_FAULT_ADDR_HI32::kInfo.offset
                     : gc::GCVM_L2_PROTECTION_FAULT_ADDR_HI32::kInfo.offset)] =
       static_cast<uint32_t>(fault_addr_page_ >> 32) & 0xF;
+  // The UTCL2 fault interrupt: page address bits 43:12 in context 0, 47:44 in context 1.
+  ih_post(kIhClientGfx, 0, 0, 0,
+          {static_cast<uint32_t>(fault_addr_page_),
+           static_cast<uint32_t>(fault_addr_page_ >> 32) & 0xf, 0, 0});
   fault_text_ = strformat("VM fault at %s (%s, %s)", hex(va.raw()).c_str(),
                           (status & kFaultMapping) ? "page not mapped" : "permission",
                           (status & kFaultRw) ? "write" : "read");
@@ -382,6 +398,9 @@ void AmdGpu::snapshot_page_tables() {
 const char* AmdGpu::walk(GpuVa va, Leaf& leaf, uint32_t& status) {
   const memory::PteCodec& codec = *codec_;
   status = kFaultMapping;
+  if (!vm_.hub_on)
+    return "with the GC hub off (GCMC_VM_MX_L1_TLB_CNTL.ENABLE_L1_TLB and "
+           "GCVM_L2_CNTL.ENABLE_L2_CACHE not both set)";
   if (!vm_.enabled) return "with VM context 0 disabled (GCVM_CONTEXT0_CNTL.ENABLE_CONTEXT 0)";
   if (!vm_.base_valid) return "with no valid page-table base (GCVM_CONTEXT0_PAGE_TABLE_BASE_ADDR)";
   if (vm_.depth != codec.last_level() || vm_.block_size != 0)
@@ -536,6 +555,9 @@ bool AmdGpu::hang_injected(FaultRule::Trigger t, Queue& q) {
 }
 
 void AmdGpu::run_queue(Queue& q) {
+  if ((mec_pipes_ & (1u << q.pipe)) == 0) return;  // MEC pipe halted, in reset or not loaded
+  const bool was_stopped = q.status.stopped;
+  const uint32_t faults_before = fault_status_;
   while (!q.status.stopped && !q.status.hung) {
     if (q.ibs.empty()) {
       if (q.rptr == q.doorbell_wptr) break;
@@ -556,6 +578,9 @@ void AmdGpu::run_queue(Queue& q) {
     q.status.stopped = true;
     q.status.error = "read-pointer writeback: " + st.error().message();
   }
+  // A queue that stopped raises its interrupt (a VM fault raised its own UTCL2 entry).
+  if (q.status.stopped && !was_stopped && (faults_before != 0 || fault_status_ == 0))
+    ih_post(kIhClientGrbmCp, q.stop_source, q.ring_id, 0, {q.stop_ctx[0], q.stop_ctx[1], 0, 0});
 }
 
 bool AmdGpu::step(Queue& q) {
@@ -783,9 +808,13 @@ bool AmdGpu::step(Queue& q) {
               q.status.hung = q.status.waiting = true;
               return false;
             }
-            if (r.action == FaultRule::Action::kWaveError)
+            if (r.action == FaultRule::Action::kWaveError) {
+              // SOC21 SQ_INTERRUPT_WORD_ERROR: ctx1[7:6] = 2 (error), ctx0[24:21] the type.
+              q.stop_source = 239;
+              q.stop_ctx = {(r.value & 0xf) << 21, 2u << 6};
               return stop(
                   strformat("dispatch: wave error %s (fault plan)", wave_error_name(r.value)));
+            }
           }
         }
         if (Status st = executor_->execute(s); !st)

@@ -70,6 +70,10 @@ bool AmdGpu::mm_window(uint64_t& addr) const {
 
 uint32_t AmdGpu::read_reg(uint32_t reg) const {
   Guard guard(this);
+  if (reg == kRsmuData) {  // registers past BAR5: the index holds the byte address
+    const uint32_t target = reg_or_zero(kRsmuIndex) / 4;
+    return target == kRsmuData ? 0 : read_reg(target);
+  }
   if (reg == kMmData) {
     uint64_t a = 0;
     if (mm_window(a)) {
@@ -88,6 +92,11 @@ uint32_t AmdGpu::read_reg(uint32_t reg) const {
 
 void AmdGpu::write_reg(uint32_t reg, uint32_t value) {
   Guard guard(this);
+  if (reg == kRsmuData) {
+    const uint32_t target = reg_or_zero(kRsmuIndex) / 4;
+    if (target != kRsmuData) write_reg(target, value);
+    return;
+  }
   if (reg == kMmData) {
     uint64_t a = 0;
     if (mm_window(a)) {
@@ -109,6 +118,15 @@ void AmdGpu::write_reg(uint32_t reg, uint32_t value) {
 
 template <class GC>
 void AmdGpu::on_register_write(uint32_t reg, uint32_t value) {
+  if (on_boot_register_write<GC>(reg, value)) return;
+  if (reg == addr<typename GC::GCMC_VM_MX_L1_TLB_CNTL>() ||
+      reg == addr<typename GC::GCVM_L2_CNTL>()) {
+    vm_.hub_on =
+        GC::GCMC_VM_MX_L1_TLB_CNTL::ENABLE_L1_TLB.get(
+            reg_or_zero(addr<typename GC::GCMC_VM_MX_L1_TLB_CNTL>())) &&
+        GC::GCVM_L2_CNTL::ENABLE_L2_CACHE.get(reg_or_zero(addr<typename GC::GCVM_L2_CNTL>()));
+    return;
+  }
   if (reg == kHdpFlushReq) {
     regs_[kHdpFlushDone] |= value;  // the flush completes at once
     return;
@@ -202,6 +220,9 @@ void AmdGpu::activate_hqd(uint32_t sel) {
                         Ctl::QUEUE_SIZE.get(ctl), format_bytes(p.ring_bytes).c_str());
   if (auto it = hqd_queue_.find(sel); it != hqd_queue_.end()) queues_[it->second]->active = false;
   hqd_queue_[sel] = start_compute_queue(std::move(p));
+  Queue& nq = *queues_[hqd_queue_[sel]];
+  nq.pipe = (sel >> 8) & 3;
+  nq.ring_id = ((sel & 7) << 4) | ((me & 3) << 2) | nq.pipe;
 }
 
 template <class GC>
@@ -248,6 +269,7 @@ void AmdGpu::sdma_rb_cntl(unsigned e, uint32_t value) {
     p.error = strformat("SDMA%u_QUEUE0_RB_CNTL.RB_SIZE %u: a ring of %s is outside 4 KiB..1 GiB", e,
                         Cntl::RB_SIZE.get(value), format_bytes(p.ring_bytes).c_str());
   sdma_queue_[e] = start_copy_queue(std::move(p));
+  sdma_queues_[sdma_queue_[e]]->engine = e;
 }
 
 uint32_t AmdGpu::start_compute_queue(QueueProgram p) {

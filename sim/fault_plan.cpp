@@ -16,6 +16,8 @@ const char* trigger_name(FaultRule::Trigger t) {
     case FaultRule::Trigger::kDispatch: return "dispatch";
     case FaultRule::Trigger::kVaAccess: return "GPU access";
     case FaultRule::Trigger::kWaitRegMem: return "WAIT_REG_MEM";
+    case FaultRule::Trigger::kPspCommand: return "PSP command";
+    case FaultRule::Trigger::kSmuMessage: return "SMU message";
   }
   return "?";
 }
@@ -45,21 +47,26 @@ constexpr TriggerSpelling kTriggers[] = {
     {"register-read", Trigger::kRegisterRead}, {"register-write", Trigger::kRegisterWrite},
     {"doorbell", Trigger::kDoorbell},          {"alloc-dma", Trigger::kAllocDma},
     {"dispatch", Trigger::kDispatch},          {"va-access", Trigger::kVaAccess},
-    {"wait-reg-mem", Trigger::kWaitRegMem},
+    {"wait-reg-mem", Trigger::kWaitRegMem},    {"psp-command", Trigger::kPspCommand},
+    {"smu-message", Trigger::kSmuMessage},
 };
 
 struct ActionSpelling {
   std::string_view text;
   Action action;
-  Trigger allowed[2];  // the triggers it applies to (the second may repeat the first)
+  Trigger allowed[3];  // the triggers it applies to (entries may repeat)
 };
 constexpr ActionSpelling kActions[] = {
-    {"value", Action::kReadValue, {Trigger::kRegisterRead, Trigger::kRegisterRead}},
-    {"drop", Action::kDrop, {Trigger::kRegisterWrite, Trigger::kDoorbell}},
-    {"fail", Action::kFail, {Trigger::kAllocDma, Trigger::kAllocDma}},
-    {"wave-error", Action::kWaveError, {Trigger::kDispatch, Trigger::kDispatch}},
-    {"vm-fault", Action::kVmFault, {Trigger::kVaAccess, Trigger::kVaAccess}},
-    {"hang", Action::kHang, {Trigger::kDispatch, Trigger::kWaitRegMem}},
+    {"value",
+     Action::kReadValue,
+     {Trigger::kRegisterRead, Trigger::kRegisterRead, Trigger::kRegisterRead}},
+    {"drop", Action::kDrop, {Trigger::kRegisterWrite, Trigger::kDoorbell, Trigger::kSmuMessage}},
+    {"fail", Action::kFail, {Trigger::kAllocDma, Trigger::kPspCommand, Trigger::kSmuMessage}},
+    {"wave-error",
+     Action::kWaveError,
+     {Trigger::kDispatch, Trigger::kDispatch, Trigger::kDispatch}},
+    {"vm-fault", Action::kVmFault, {Trigger::kVaAccess, Trigger::kVaAccess, Trigger::kVaAccess}},
+    {"hang", Action::kHang, {Trigger::kDispatch, Trigger::kWaitRegMem, Trigger::kWaitRegMem}},
 };
 
 // A decimal or 0x-hex unsigned 64-bit number, all of `t`.
@@ -119,7 +126,7 @@ Result<FaultRule> parse_rule(std::string_view text, size_t index) {
   if (!found)
     return bad("unknown trigger '" + std::string(trig) +
                "' (register-read, register-write, doorbell, alloc-dma, dispatch, va-access, "
-               "wait-reg-mem)");
+               "wait-reg-mem, psp-command, smu-message)");
   const size_t comma = rest.find(',');
   std::string_view act = rest.substr(0, comma);
   std::string_view keys =
@@ -136,14 +143,18 @@ Result<FaultRule> parse_rule(std::string_view text, size_t index) {
   if (a == nullptr)
     return bad("unknown action '" + std::string(act) +
                "' (value=N, drop, fail, wave-error[=TYPE], vm-fault, hang)");
-  if (a->allowed[0] != r.trigger && a->allowed[1] != r.trigger)
+  if (std::find(std::begin(a->allowed), std::end(a->allowed), r.trigger) == std::end(a->allowed))
     return bad(std::string("action '") + std::string(act) + "' does not apply to a " +
                trigger_name(r.trigger));
   r.action = a->action;
   if (r.action == Action::kReadValue && !value) return bad("value needs a number: value=N");
-  if (value && r.action != Action::kReadValue && r.action != Action::kWaveError)
+  const bool fail_value = r.action == Action::kFail && r.trigger != Trigger::kAllocDma;
+  if (value && r.action != Action::kReadValue && r.action != Action::kWaveError && !fail_value)
     return bad("action '" + std::string(act) + "' takes no value");
   if (r.action == Action::kWaveError) r.value = value.value_or(1);  // ILLEGAL_INST
+  if (fail_value)  // a PSP status / an SMU response code
+    r.value = static_cast<uint32_t>(
+        value.value_or(r.trigger == Trigger::kSmuMessage ? 0xff : 0xffffffffu));
   if (value && r.action == Action::kReadValue) r.value = static_cast<uint32_t>(*value);
   while (!keys.empty()) {
     const size_t next = keys.find(',');

@@ -60,6 +60,7 @@ Status AmdGpu::copy(GpuVa dst, GpuVa src, uint64_t bytes) {
 }
 
 void AmdGpu::run_sdma(SdmaQueue& q) {
+  if ((sdma_engines_ & (1u << q.engine)) == 0) return;  // halted, or no firmware
   const uint64_t ring = q.ring_bytes;
   while (!q.status.stopped) {
     if (!q.in_ib) {

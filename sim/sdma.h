@@ -37,7 +37,13 @@ inline uint64_t sdma_copy_ticks(uint64_t bytes) { return bytes / 320 + 1; }
 
 // A compute queue, as its HQD registers programmed it.
 struct AmdGpu::Queue {
-  uint32_t id = 0;  // activation order (queue_status)
+  uint32_t id = 0;       // activation order (queue_status)
+  unsigned pipe = 0;     // MEC pipe (GRBM_GFX_CNTL.PIPEID at activation): runs while it is active
+  uint32_t ring_id = 0;  // the IH ring_id of its interrupts: queue [6:4], me [3:2], pipe [1:0]
+  // The interrupt a stop raises: CP_BAD_OPCODE (183) unless the stop set another (SQ 239 for
+  // a wave error, with its SOC21 context words).
+  uint32_t stop_source = 183;
+  std::array<uint32_t, 2> stop_ctx{};
   GpuVa ring;
   uint64_t ring_bytes = 0;
   uint32_t doorbell = 0;
@@ -59,6 +65,7 @@ struct AmdGpu::Queue {
 // An SDMA queue 0 of an engine, as its SDMAn_QUEUE0_* registers programmed it.
 struct AmdGpu::SdmaQueue {
   uint32_t id = 0;
+  unsigned engine = 0;  // runs while the engine is unhalted with its firmware
   GpuVa ring;
   uint64_t ring_bytes = 0;  // bytes
   uint32_t doorbell = 0;

@@ -99,6 +99,57 @@ def _simple(upstream, rel, ns, what, keep=None):
     return _consts_header(what, [rel], ns, ints), len(ints)
 
 
+# IH ids: (namespace, upstream file, enum name or None for #defines, what).
+_IH_GROUPS = [
+    ("soc15_ih_clientid", "include/soc15_ih_clientid.h", "soc15_ih_clientid",
+     "IH client ids of SOC15 parts (GC 9, 10)"),
+    ("soc21_ih_clientid", "include/soc15_ih_clientid.h", "soc21_ih_clientid",
+     "IH client ids of SOC21 parts (GC 11, 12)"),
+    ("irqsrcs_gfx_9_0", "include/ivsrcid/gfx/irqsrcs_gfx_9_0.h", None, "GC 9 source ids"),
+    ("irqsrcs_gfx_10_1", "include/ivsrcid/gfx/irqsrcs_gfx_10_1.h", None, "GC 10 source ids"),
+    ("irqsrcs_gfx_11_0_0", "include/ivsrcid/gfx/irqsrcs_gfx_11_0_0.h", None,
+     "GC 11 and 12 source ids (GFX, GRBM_CP and RLC clients; SDMA 6/7 report through GFX)"),
+    ("irqsrcs_vmc_1_0", "include/ivsrcid/vmc/irqsrcs_vmc_1_0.h", None,
+     "VMC (MMHUB) and UTCL2 source ids"),
+    ("irqsrcs_sdma0_4_0", "include/ivsrcid/sdma0/irqsrcs_sdma0_4_0.h", None,
+     "SDMA 4.x source ids (SOC15 SDMA clients)"),
+]
+
+
+def _ih(upstream):
+    """IH client ids (C enums) and source ids (#defines): constants plus a kNames table per group
+    for names at run time."""
+    rels = sorted({f"{AMD}/{rel}" for _ns, rel, _e, _w in _IH_GROUPS})
+    lines = header_preamble("IH ring client and source ids (soc15_ih_clientid.h, ivsrcid/*)",
+                            [f"linux-source-6.12: {r}" for r in rels])
+    lines += ["#include <cstdint>", "", "namespace rawgpu::autogen::amd {", "",
+              "// One upstream id and its upstream name (kNames tables below).",
+              "struct IhIdName {", "  uint32_t id;", "  const char* name;", "};", "",
+              "}  // namespace rawgpu::autogen::amd", ""]
+    counts = []
+    for ns, rel, enum, what in _IH_GROUPS:
+        path = _src(upstream, f"{AMD}/{rel}")
+        if enum is not None:
+            ids = cmacros.enum_constants(path, enum)
+        else:
+            ids = [(k, v) for k, v in cmacros.int_defines(cmacros.read_defines(path)).items()
+                   if "__SRCID__" in k]
+        if not ids or any(v < 0 or v > 0xFFFFFFFF for _k, v in ids):
+            raise RuntimeError(f"{rel}: no ids, or an id out of range")
+        lines += [f"// {what}: {rel}" + (f" (enum {enum})." if enum else "."),
+                  f"namespace rawgpu::autogen::amd::{ns} {{", ""]
+        for name, v in ids:
+            lines.append(f"inline constexpr uint32_t {cpp_ident(name)} = 0x{v:x};")
+        named = [(k, v) for k, v in ids if not k.endswith("_MAX")]
+        lines += ["", "// Every id above in upstream order, aliases included (the first name of a",
+                  "// value is its primary one); an enum's _MAX count is not an id.",
+                  "inline constexpr IhIdName kNames[] = {"]
+        lines += [f'    {{0x{v:x}, "{k}"}},' for k, v in named]
+        lines += ["};", "", f"}}  // namespace rawgpu::autogen::amd::{ns}", ""]
+        counts.append(f"{ns} {len(named)}")
+    return "\n".join(lines), counts
+
+
 def generate(upstream):
     out = {}
     stats = []
@@ -133,4 +184,7 @@ def generate(upstream):
                    "Hardware IP ids used in IP discovery (soc15_hw_ip.h)")
     out[os.path.join(base, "hw_ip.h")] = t
     stats.append(f"hw_ip: {n} ids")
+    t, counts = _ih(upstream)
+    out[os.path.join(base, "ih_ids.h")] = t
+    stats.append(f"ih_ids: {', '.join(counts)}")
     return out, stats

@@ -84,6 +84,40 @@ def eval_int(expr, env):
     return _Eval(env).visit(tree)
 
 
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def enum_constants(path, enum_name):
+    """[(name, value)] of the enumerators of `enum <enum_name> { ... }` in file order. An
+    enumerator without an initializer is the previous value + 1 (0 for the first); an initializer
+    is a constant expression that may name earlier enumerators."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    m = re.search(r"\benum\s+" + re.escape(enum_name) + r"\s*\{([^}]*)\}", text)
+    if m is None:
+        raise RuntimeError(f"{path}: no `enum {enum_name}`")
+    env = {}
+    out = []
+    nxt = 0
+    for item in m.group(1).split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, eq, expr = (p.strip() for p in item.partition("="))
+        if not _IDENT.match(name) or (eq and not expr):
+            raise RuntimeError(f"{path}: enum {enum_name}: cannot read enumerator `{item}`")
+        try:
+            v = eval_int(expr, env) if eq else nxt
+        except (ValueError, SyntaxError) as e:
+            raise RuntimeError(f"{path}: enum {enum_name}: {name} = {expr}: {e}") from None
+        env[name] = v
+        out.append((name, v))
+        nxt = v + 1
+    return out
+
+
 def int_defines(defines, env=None):
     """{name: value} for object-like macros that evaluate to integers (in order)."""
     env = dict(env or {})

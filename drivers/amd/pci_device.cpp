@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "am_boot.h"
 #include "rawgpu/autogen/amd/hw_ip.h"
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
 #include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
@@ -27,8 +28,10 @@ using gc12 = autogen::amd::gc_12_0_0;
 constexpr uint64_t kPage = 4096;
 // VRAM at the top that holds the firmware's regions (discovery table, TMR): never allocated.
 constexpr uint64_t kReservedTop = 64ull << 20;
-// The VM context the driver gives its address space: 16 TiB from 64 GiB.
-constexpr uint64_t kVaBase = 0x1000000000ull;
+// The VM context the driver gives its address space: 16 TiB from 32 TiB, clear of the
+// framebuffer's MC range (the system aperture, which VMID 0 accesses would hit instead of the
+// page tables) wherever the firmware puts it below that.
+constexpr uint64_t kVaBase = 0x200000000000ull;
 constexpr uint64_t kVaSize = 1ull << 44;
 // Doorbell indices (64-bit doorbells, amd.md §8): MEC rings from 3, SDMA engines 0x100 + 0xA·n.
 constexpr uint32_t kMecDoorbell = 3;
@@ -75,6 +78,12 @@ PciAmdDevice::~PciAmdDevice() {
       else
         wreg(sdma<gc11::SDMA0_QUEUE0_RB_CNTL, gc11::SDMA1_QUEUE0_RB_CNTL>(e), 0);
     }
+    // The blocks' fini (the IH stops writing into host memory), then the clean-exit mark a
+    // later warm boot checks: 0 unless a queue or VM fault was seen.
+    if (boot_ != nullptr && boot_report_.steps.size() > 0) {
+      scan_interrupts();
+      boot_->fini(ih_errors_.empty() ? 0 : 1);
+    }
   }
   // One TLB flush for all of them (the queues are gone; nothing translates meanwhile).
   batch_flush_ = true;
@@ -85,7 +94,7 @@ PciAmdDevice::~PciAmdDevice() {
 Result<std::unique_ptr<PciAmdDevice>> PciAmdDevice::open(pci::PciDevice& dev,
                                                          const PciAmdOptions& options) {
   std::unique_ptr<PciAmdDevice> d(new PciAmdDevice(dev, options));
-  RG_TRY_CTX(d->init(), "%s: opening the pre-booted AMD GPU", dev.name().c_str());
+  RG_TRY_CTX(d->init(), "%s: opening the AMD GPU", dev.name().c_str());
   return d;
 }
 
@@ -146,26 +155,38 @@ Status PciAmdDevice::init() {
   doorbells_ = RG_TRY(dev_.map_bar(2));
 
   vram_ = std::make_unique<memory::MappedVram>(CpuAddr::from(vram), vram_size_);
+  va_base_ = GpuVa(kVaBase);
+  va_size_ = kVaSize;
   va_ = std::make_unique<memory::AddressAllocator<GpuVa>>(
-      RG_TRY(memory::AddressAllocator<GpuVa>::create(GpuVa(kVaBase), kVaSize, kPage)));
+      RG_TRY(memory::AddressAllocator<GpuVa>::create(va_base_, va_size_, kPage)));
   memory::MemoryManagerConfig mc;
   mc.format = gc_version_ >= 120000 ? memory::PageTableFormat::kAmdGfx12
                                     : memory::PageTableFormat::kAmdGfx10;
   mc.vram_size = vram_size_;
-  mc.boot_size = 4ull << 20;
+  mc.boot_size = 32ull << 20;  // the root table, then the boot allocations (am_boot.h)
   mc.reserved = kReservedTop;
-  mc.va_base = GpuVa(kVaBase);
+  mc.va_base = va_base_;
   mm_ = RG_TRY(memory::MemoryManager::create(mc, *vram_, *va_));
+  // The boot: every block, cold or warm (VM context 0 is programmed by GFX, after the RLC).
+  counted_ = std::make_unique<CountingMmio>(*regs_);
+  {
+    using Index = autogen::amd::nbio_4_3_0::BIF_BX_PF0_RSMU_INDEX;  // same in nbif_6_3_1
+    using Data = autogen::amd::nbio_4_3_0::BIF_BX_PF0_RSMU_DATA;
+    static_assert(same_reg<Index, autogen::amd::nbif_6_3_1::BIF_BX_PF0_RSMU_INDEX>() &&
+                  same_reg<Data, autogen::amd::nbif_6_3_1::BIF_BX_PF0_RSMU_DATA>());
+    const IpBlock* nbio = RG_TRY(discovery_.require(autogen::amd::hwid::NBIF_HWID));
+    counted_->set_indirect(RG_TRY(nbio->reg<Index>()), RG_TRY(nbio->reg<Data>()));
+  }
+  regs_ = counted_.get();
+  boot_ = std::make_unique<AmBoot>(*this, options_.boot);
+  boot_->counter = counted_.get();
+  RG_TRY(boot_->run(boot_report_));
   mm_->finish_boot();
-  const uint64_t root = mm_->page_table().root().raw();
-  if (gc_version_ >= 120000)
-    program_vm<gc12>(root, GpuVa(kVaBase), kVaSize);
-  else
-    program_vm<gc11>(root, GpuVa(kVaBase), kVaSize);
-  RG_TRY(flush_tlb());
-  RG_LOG("amd", 1, "%s: pre-booted %s (GC %s), %s VRAM through a %s BAR0, page tables at %s",
-         name_.c_str(), target_.c_str(), gc->version.str().c_str(),
-         format_bytes(vram_size_).c_str(), format_bytes(b0.size).c_str(), hex(root).c_str());
+  RG_LOG("amd", 1, "%s: %s boot of %s (GC %s) in %s, %s VRAM through a %s BAR0, page tables at %s",
+         name_.c_str(), std::string(boot_kind_name(boot_report_.kind)).c_str(), target_.c_str(),
+         gc->version.str().c_str(), format_duration(boot_report_.host).c_str(),
+         format_bytes(vram_size_).c_str(), format_bytes(b0.size).c_str(),
+         hex(mm_->page_table().root().raw()).c_str());
   return {};
 }
 
@@ -189,6 +210,10 @@ void PciAmdDevice::program_vm(uint64_t root, GpuVa start, uint64_t size) {
                                 Cntl::PAGE_TABLE_DEPTH(mm_->page_table().codec().last_level()) |
                                 Cntl::PAGE_TABLE_BLOCK_SIZE(0)));
 }
+
+// The GC hub's VM context programming is called by the boot's GFX block (am_gfx.cpp).
+template void PciAmdDevice::program_vm<gc11>(uint64_t, GpuVa, uint64_t);
+template void PciAmdDevice::program_vm<gc12>(uint64_t, GpuVa, uint64_t);
 
 Status PciAmdDevice::flush_tlb() { return batch_flush_ ? Status{} : flush_tlb_now(); }
 
@@ -496,7 +521,17 @@ FaultState PciAmdDevice::read_fault() const {
   return f;
 }
 
+void PciAmdDevice::scan_interrupts() const {
+  if (boot_ == nullptr || boot_->ih == nullptr) return;
+  for (const IhEntry& e : boot_->ih->scan()) {
+    ++ih_entries_;
+    if (!classify_ih_entry(e, gc_version_).error) continue;  // end-of-pipe, SDMA traps: routine
+    if (ih_errors_.size() < 64) ih_errors_.push_back(describe(e, gc_version_));
+  }
+}
+
 FaultState PciAmdDevice::fault_state() const {
+  scan_interrupts();
   FaultState f = gc_version_ >= 120000 ? read_fault<gc12>() : read_fault<gc11>();
   // With retry faults off, a VM fault halts the queue that took it: waiters must not wait on.
   f.queue_error = f.faulted;
@@ -507,6 +542,9 @@ FaultState PciAmdDevice::fault_state() const {
       f.description = f.description.empty() ? q : f.description + "; " + q;
     }
   }
+  // The interrupt ring says what happened, decoded (the fault registers latch only the first).
+  if ((f.faulted || f.queue_error) && !ih_errors_.empty())
+    f.description += "; interrupt: " + ih_errors_.back();
   return f;
 }
 

@@ -1,11 +1,11 @@
 // AMD firmware loader and header parsers (drivers/amd/firmware.h).
 //
-// Synthetic images built here from the generated ucode.h structs run everywhere: every kind and
-// header version, truncation at every length, fields past the end, overflowing offset + size,
-// unknown versions, counts that cannot fit, overlaps, the crc32 check, zstd good/corrupt, the
-// loader's search and its missing-file message, the AM file set. The real files of Debian's
-// firmware-amd-graphics (RAWGPU_FIRMWARE_DIR=<upstream>/firmware, as tests/autogen) are checked
-// against amd.md §4.1 when present, and visibly SKIPPED otherwise.
+// Synthetic images (the builders of sim/firmware_images.h, on the generated ucode.h structs) run
+// everywhere: every kind and header version, truncation at every length, fields past the end,
+// overflowing offset + size, unknown versions, counts that cannot fit, overlaps, the crc32
+// check, zstd good/corrupt, the loader's search and its missing-file message, the AM file set. The
+// real files of Debian's firmware-amd-graphics (RAWGPU_FIRMWARE_DIR=<upstream>/firmware, as
+// tests/autogen) are checked against amd.md §4.1 when present, and visibly SKIPPED otherwise.
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "rawgpu/drivers/amd/firmware.h"
+#include "rawgpu/sim/firmware_images.h"
 
 namespace {
 
@@ -27,11 +28,12 @@ using namespace rawgpu::drivers::amd;
 namespace uc = rawgpu::autogen::amd::ucode;
 namespace psp = rawgpu::autogen::amd::psp;
 namespace fs = std::filesystem;
+namespace sim = rawgpu::sim;
 using Bytes = std::vector<uint8_t>;
 
-// --- synthetic images ---------------------------------------------------------------------------
+// --- synthetic images (the builders of sim/firmware_images.h) -----------------------------------
 
-// Bitwise CRC-32 (zlib polynomial): an oracle independent of the parser's.
+// Bitwise CRC-32 (zlib polynomial): an oracle independent of the parser's and the builders'.
 uint32_t crc32_of(const uint8_t* p, size_t n) {
   uint32_t c = 0xffffffffu;
   for (size_t i = 0; i < n; ++i) {
@@ -53,12 +55,7 @@ void put(Bytes& b, size_t off, const T& t) {
 }
 
 // size_bytes = the image, crc32 = CRC-32 of [32, end).
-void finish(Bytes& b) {
-  auto h = get<uc::common_firmware_header>(b);
-  h.size_bytes = static_cast<uint32_t>(b.size());
-  h.crc32 = crc32_of(b.data() + 32, b.size() - 32);
-  put(b, 0, h);
-}
+void finish(Bytes& b) { sim::finish_firmware(b); }
 
 // Edits the header struct H in place and refreshes size_bytes/crc32.
 template <class H>
@@ -70,151 +67,71 @@ Bytes with(Bytes b, const std::function<void(H&)>& edit) {
   return b;
 }
 
-// A payload pattern, a common header, the per-kind struct H at offset 0.
-template <class H>
-Bytes image(size_t total, uint16_t major, uint16_t minor, uint32_t uo, uint32_t us,
-            const std::function<void(H&)>& fill) {
-  Bytes b(total);
-  for (size_t i = 0; i < total; ++i) b[i] = static_cast<uint8_t>(i * 7 + 1);
-  H h{};
-  uc::common_firmware_header& c = reinterpret_cast<uc::common_firmware_header&>(h);
-  c.header_size_bytes = sizeof(H);
-  c.header_version_major = major;
-  c.header_version_minor = minor;
-  c.ip_version_major = 11;
-  c.ucode_version = 0x1234;
-  c.ucode_array_offset_bytes = uo;
-  c.ucode_size_bytes = us;
-  fill(h);
-  put(b, 0, h);
-  finish(b);
-  return b;
-}
-
+// Every image has its ucode array at 0x100.
 Bytes gfx_v2() {  // RS64 MEC: code 0x400 at 0x100, stack 0x200 at 0x500
-  return image<uc::gfx_firmware_header_v2_0>(0x700, 2, 0, 0x100, 0x600, [](auto& h) {
-    h.ucode_feature_version = 29;
-    h.ucode_size_bytes = 0x400;
-    h.ucode_offset_bytes = 0x100;
-    h.data_size_bytes = 0x200;
-    h.data_offset_bytes = 0x500;
-    h.ucode_start_addr_lo = 0x3000;
-    h.ucode_start_addr_hi = 0x70000;
-  });
+  sim::GfxV2Spec s;
+  s.feature = 29;
+  s.code_bytes = 0x400;
+  s.data_bytes = 0x200;
+  s.entry_point = 0x0007000000003000;
+  return sim::gfx_v2_image(s);
 }
 Bytes gfx_v1() {  // F32 MEC: 0x440 bytes of ucode whose last 0x40 are the jump table
-  return image<uc::gfx_firmware_header_v1_0>(0x540, 1, 0, 0x100, 0x440, [](auto& h) {
-    h.ucode_feature_version = 50;
-    h.jt_offset = 0x100;
-    h.jt_size = 0x10;
-  });
+  sim::GfxV1Spec s;
+  s.feature = 50;
+  s.code_bytes = 0x400;
+  s.jt_dwords = 0x10;
+  return sim::gfx_v1_image(s);
 }
-Bytes imu_v1() {
-  return image<uc::imu_firmware_header_v1_0>(0x500, 1, 0, 0x100, 0x400, [](auto& h) {
-    h.imu_iram_ucode_size_bytes = 0x200;
-    h.imu_dram_ucode_size_bytes = 0x200;
-    h.imu_dram_ucode_offset_bytes = 0x200;
-  });
+Bytes imu_v1() {  // IRAM 0x200 at 0x100, DRAM 0x200 at 0x300
+  sim::ImuV1Spec s;
+  s.iram_bytes = s.dram_bytes = 0x200;
+  return sim::imu_v1_image(s);
 }
-Bytes sdma_v1() {
-  return image<uc::sdma_firmware_header_v1_0>(0x400, 1, 0, 0x100, 0x300, [](auto& h) {
-    h.ucode_feature_version = 44;
-    h.jt_offset = 0x80;
-    h.jt_size = 0x10;
-  });
+Bytes sdma_v1() {  // 0x300 bytes, jump table at dword 0x80
+  sim::SdmaV1Spec s;
+  s.feature = 44;
+  s.ucode_bytes = 0x300;
+  s.jt_offset = 0x80;
+  s.jt_size = 0x10;
+  return sim::sdma_v1_image(s);
 }
-Bytes sdma_v2() {
-  return image<uc::sdma_firmware_header_v2_0>(0x400, 2, 0, 0x100, 0x300, [](auto& h) {
-    h.ucode_feature_version = 60;
-    h.ctx_ucode_size_bytes = 0x200;
-    h.ctx_jt_offset = 0x40;
-    h.ctx_jt_size = 0x10;
-    h.ctl_ucode_offset = 0x300;
-    h.ctl_ucode_size_bytes = 0x100;
-  });
+Bytes sdma_v2() {  // TH0 0x200 at 0x100, TH1 0x100 at 0x300
+  sim::SdmaV2Spec s;
+  s.feature = 60;
+  s.ctx_bytes = 0x200;
+  s.ctx_jt_offset = 0x40;
+  s.ctx_jt_size = 0x10;
+  s.ctl_bytes = 0x100;
+  return sim::sdma_v2_image(s);
 }
-Bytes sdma_v3() {
-  return image<uc::sdma_firmware_header_v3_0>(0x300, 3, 0, 0x100, 0x200, [](auto& h) {
-    h.ucode_offset_bytes = 0x100;
-    h.ucode_size_bytes = 0x200;
-  });
+Bytes sdma_v3() {  // TH0 0x200 at 0x100
+  sim::SdmaV3Spec s;
+  s.ucode_bytes = 0x200;
+  return sim::sdma_v3_image(s);
 }
-// RLC v2.4: RLC_G at 0x100, then every list, RAM and tap delay region, 0x40 each.
+// RLC v2.4: RLC_G 0x100 at 0x100, the register lists at 0x200 and 0x240, then every restore
+// list, RAM and tap delay region from 0x280, 0x40 each.
 Bytes rlc_v24() {
-  return image<uc::rlc_firmware_header_v2_4>(0x580, 2, 4, 0x100, 0x100, [](auto& h) {
-    auto& v20 = h.v2_3.v2_2.v2_1.v2_0;
-    auto& v21 = h.v2_3.v2_2.v2_1;
-    auto& v22 = h.v2_3.v2_2;
-    auto& v23 = h.v2_3;
-    v20.ucode_feature_version = 1;
-    v20.reg_list_format_array_offset_bytes = 0x200;
-    v20.reg_list_format_size_bytes = 0x40;
-    v20.reg_list_array_offset_bytes = 0x240;
-    v20.reg_list_size_bytes = 0x40;
-    uint32_t off = 0x280;
-    auto next = [&](uint32_t& o, uint32_t& s) {
-      o = off;
-      s = 0x40;
-      off += 0x40;
-    };
-    next(v21.save_restore_list_cntl_offset_bytes, v21.save_restore_list_cntl_size_bytes);
-    next(v21.save_restore_list_gpm_offset_bytes, v21.save_restore_list_gpm_size_bytes);
-    next(v21.save_restore_list_srm_offset_bytes, v21.save_restore_list_srm_size_bytes);
-    next(v22.rlc_iram_ucode_offset_bytes, v22.rlc_iram_ucode_size_bytes);
-    next(v22.rlc_dram_ucode_offset_bytes, v22.rlc_dram_ucode_size_bytes);
-    next(v23.rlcp_ucode_offset_bytes, v23.rlcp_ucode_size_bytes);
-    next(v23.rlcv_ucode_offset_bytes, v23.rlcv_ucode_size_bytes);
-    next(h.global_tap_delays_ucode_offset_bytes, h.global_tap_delays_ucode_size_bytes);
-    next(h.se0_tap_delays_ucode_offset_bytes, h.se0_tap_delays_ucode_size_bytes);
-    next(h.se1_tap_delays_ucode_offset_bytes, h.se1_tap_delays_ucode_size_bytes);
-    next(h.se2_tap_delays_ucode_offset_bytes, h.se2_tap_delays_ucode_size_bytes);
-    next(h.se3_tap_delays_ucode_offset_bytes, h.se3_tap_delays_ucode_size_bytes);
-  });
+  sim::RlcV2Spec s;
+  s.minor = 4;
+  s.feature = 1;
+  s.rlc_g_bytes = 0x100;
+  return sim::rlc_v2_image(s);  // every other region: 0x40
 }
-Bytes mes_v1() {
-  return image<uc::mes_firmware_header_v1_0>(0x400, 1, 0, 0x100, 0x300, [](auto& h) {
-    h.mes_ucode_size_bytes = 0x200;
-    h.mes_ucode_offset_bytes = 0x100;
-    h.mes_ucode_data_size_bytes = 0x100;
-    h.mes_ucode_data_offset_bytes = 0x300;
-    h.mes_uc_start_addr_lo = 0xf0005000;
-    h.mes_uc_start_addr_hi = 0xffffffff;
-    h.mes_data_start_addr_lo = 0xf0100000;
-    h.mes_data_start_addr_hi = 0xffffffff;
-  });
+Bytes mes_v1() {  // code 0x200 at 0x100, data 0x100 at 0x300
+  sim::MesV1Spec s;
+  s.code_bytes = 0x200;
+  s.data_bytes = 0x100;
+  s.code_start = 0xfffffffff0005000;
+  s.data_start = 0xfffffffff0100000;
+  return sim::mes_v1_image(s);
 }
 
-struct Desc {
-  uint32_t type, offset, size;
-};
-// PSP SOS v2.0/v2.1 or TA v2.0 with descriptors after the header; ucode array at 0x100.
-// (TA v2.0 has the SOS v2.0 layout: a count, then the descriptors.)
-Bytes psp_v2(int minor, const std::vector<Desc>& descs, uint32_t aux = 0) {
-  uint32_t us = 0;
-  for (const Desc& d : descs) us = std::max(us, d.offset + d.size);
-  Bytes b(0x100 + us);
-  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<uint8_t>(i * 13 + 5);
-  uc::psp_firmware_header_v2_1 h{};  // v2_0 is its prefix without the aux index
-  h.header.header_size_bytes =
-      minor == 1 ? sizeof(uc::psp_firmware_header_v2_1) : sizeof(uc::psp_firmware_header_v2_0);
-  h.header.header_version_major = 2;
-  h.header.header_version_minor = static_cast<uint16_t>(minor);
-  h.header.ucode_array_offset_bytes = 0x100;
-  h.header.ucode_size_bytes = us;
-  h.psp_fw_bin_count = static_cast<uint32_t>(descs.size());
-  h.psp_aux_fw_bin_index = aux;
-  size_t at = minor == 1 ? offsetof(uc::psp_firmware_header_v2_1, psp_fw_bin)
-                         : offsetof(uc::psp_firmware_header_v2_0, psp_fw_bin);
-  static_assert(offsetof(uc::ta_firmware_header_v2_0, ta_fw_bin) ==
-                offsetof(uc::psp_firmware_header_v2_0, psp_fw_bin));
-  std::memcpy(b.data(), &h, minor == 1 ? sizeof(h) : sizeof(uc::psp_firmware_header_v2_0));
-  for (const Desc& d : descs) {
-    uc::psp_fw_bin_desc e{d.type, 0x100 + d.type, d.offset, d.size};
-    put(b, at, e);
-    at += sizeof(e);
-  }
-  finish(b);
-  return b;
+// PSP SOS v2.0/v2.1 or TA v2.0 with descriptors {type, offset, size} after the header; ucode
+// array at 0x100. (TA v2.0 has the SOS v2.0 layout: a count, then the descriptors.)
+Bytes psp_v2(int minor, const std::vector<sim::PspBin>& descs, uint32_t aux = 0) {
+  return sim::psp_v2_image(static_cast<uint16_t>(minor), descs, aux);
 }
 Bytes sos_v20() {  // the gfx1100 layout: SYS_DRV, SOS, TOC, KDB, SPL, RL
   return psp_v2(0, {{2, 0, 0x100},
@@ -235,35 +152,29 @@ Bytes sos_v21() {  // main [SYS_DRV, SOS, KDB], aux [SYS_DRV, SOS, KDB]
                 3);
 }
 Bytes ta_v2() { return psp_v2(0, {{1, 0, 0x80}, {3, 0x80, 0x40}, {8, 0xc0, 0x40}}); }
-Bytes sos_v1() {
-  return image<uc::psp_firmware_header_v1_0>(0x300, 1, 0, 0x100, 0x200, [](auto& h) {
-    h.sos.fw_version = 7;
-    h.sos.offset_bytes = 0x100;
-    h.sos.size_bytes = 0x100;
-  });
+Bytes sos_v1() {  // SYS_DRV 0x100 at 0x100, SOS 0x100 at 0x200
+  sim::PspV1Spec s;
+  s.sys_drv_bytes = s.sos_bytes = 0x100;
+  s.sos_version = 7;
+  return sim::psp_v1_image(s);
 }
-Bytes toc_v1() {
-  return image<uc::psp_firmware_header_v1_0>(0x180, 1, 0, 0x100, 0x80, [](auto&) {});
+Bytes toc_v1() { return sim::single_blob_image(0x80); }
+Bytes smc_v20() {  // the SMU image 0x100 at 0x100, the pptable 0x80 at 0x200
+  sim::SmcV20Spec s;
+  s.start_addr = 0x20000;
+  s.image_bytes = 0x100;
+  s.pptable_bytes = 0x80;
+  return sim::smc_v20_image(s);
 }
-Bytes smc_v20() {
-  return image<uc::smc_firmware_header_v2_0>(0x280, 2, 0, 0x100, 0x100, [](auto& h) {
-    h.v1_0.ucode_start_addr = 0x20000;
-    h.ppt_offset_bytes = 0x200;
-    h.ppt_size_bytes = 0x80;
-  });
-}
-// SMC v2.1: the SMU image, three entries at 0x200, tables P2SA, P2SX, 0xe50 at 0x240...
+// SMC v2.1: the SMU image, three entries at 0x100 + ucode_size, tables P2SA, P2SX, 0xe50 at
+// 0x240, 0x280, 0x2c0 (with the 0x100-byte image).
 Bytes smc_v21(uint32_t ucode_size = 0x100) {
-  Bytes b = image<uc::smc_firmware_header_v2_1>(0x300, 2, 1, 0x100, ucode_size, [](auto& h) {
-    h.v1_0.ucode_start_addr = 0x20000;
-    h.pptable_count = 3;
-    h.pptable_entry_offset = 0x200;
-  });
-  const uc::smc_soft_pptable_entry e[3] = {
-      {0x50325341, 0x240, 0x40}, {0x50325358, 0x280, 0x40}, {0xe50, 0x2c0, 0x40}};
-  std::memcpy(b.data() + 0x200, e, sizeof(e));
-  finish(b);
-  return b;
+  sim::SmcV21Spec s;
+  s.start_addr = 0x20000;
+  s.image_bytes = ucode_size;
+  s.tables = {{0x50325341, 0x40}, {0x50325358, 0x40}, {0xe50, 0x40}};
+  s.table_align = 0x40;
+  return sim::smc_v21_image(s);
 }
 
 struct Synth {

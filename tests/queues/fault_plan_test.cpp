@@ -16,6 +16,7 @@
 #include "rawgpu/queues/amd_pm4.h"
 #include "rawgpu/queues/signal.h"
 #include "rawgpu/sim/amd_pci.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace rawgpu::queues::amd {
 namespace {
@@ -37,8 +38,7 @@ class FaultPlan : public testing::TestWithParam<uint32_t> {
   }
   void TearDown() override { close(); }
   void open() {
-    drivers::amd::PciAmdOptions o;
-    o.diagnostics = [g = &fn_->gpu()] { return g->queue_errors(); };
+    drivers::amd::PciAmdOptions o = sim::sim_driver_options(*fn_).value();
     auto d = PciAmdDevice::open(*fn_, o);
     ASSERT_TRUE(d.ok()) << d.error().to_string();
     dev_ = std::move(*d);

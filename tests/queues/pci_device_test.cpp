@@ -19,6 +19,7 @@
 #include "rawgpu/drivers/amd/discover.h"
 #include "rawgpu/sim/amd_pci.h"
 #include "rawgpu/sim/discovery_table.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 namespace rawgpu::drivers::amd {
 namespace {
@@ -40,8 +41,7 @@ class PciAmd : public ::testing::TestWithParam<uint32_t> {
     fn_ = std::move(sim::AmdPciFunction::create(c).value());
   }
   std::unique_ptr<PciAmdDevice> open() {
-    PciAmdOptions o;
-    o.diagnostics = [g = &fn_->gpu()] { return g->queue_errors(); };
+    PciAmdOptions o = sim::sim_driver_options(*fn_).value();
     auto d = PciAmdDevice::open(*fn_, o);
     EXPECT_TRUE(d.ok()) << d.error().to_string();
     return d.ok() ? std::move(*d) : nullptr;
@@ -176,7 +176,7 @@ TEST_P(PciAmd, CloseDequeuesAndUnmapsEveryDmaBuffer) {
 
 TEST_P(PciAmd, RefusesAGpuThatIsNotBootedOrNotKnown) {
   fn_->gpu().write_reg(sim::AmdGpu::kConfigMemsize, 0);
-  auto d = PciAmdDevice::open(*fn_);
+  auto d = PciAmdDevice::open(*fn_, sim::sim_driver_options(*fn_).value());
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.error().code(), Errc::kHardware);
   EXPECT_NE(d.error().to_string().find("not booted"), std::string::npos);
@@ -186,21 +186,21 @@ TEST_P(PciAmd, RefusesAGpuThatIsNotBootedOrNotKnown) {
   const std::vector<uint8_t> mi300 = sim::build_discovery_table(sim::discovery_spec(90403).value());
   const uint64_t top = fn_->gpu().vram_size() - kDiscoveryOffsetFromTop;
   std::memcpy(fn_->gpu().vram_base() + top, mi300.data(), mi300.size());
-  auto u = PciAmdDevice::open(*fn_);
+  auto u = PciAmdDevice::open(*fn_, sim::sim_driver_options(*fn_).value());
   ASSERT_FALSE(u.ok());
   EXPECT_EQ(u.error().code(), Errc::kUnsupported);
   EXPECT_NE(u.error().to_string().find("GC 9.4.3 (gfx942)"), std::string::npos)
       << u.error().to_string();
   // A corrupt table is a parse error naming the table, not a guess.
   fn_->gpu().vram_base()[top + 100] ^= 0xff;
-  auto c = PciAmdDevice::open(*fn_);
+  auto c = PciAmdDevice::open(*fn_, sim::sim_driver_options(*fn_).value());
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().code(), Errc::kParse);
   EXPECT_NE(c.error().to_string().find("checksum mismatch"), std::string::npos)
       << c.error().to_string();
   // A firmware that never finishes its init: a timeout on the function's (virtual) clock.
   fn_->gpu().write_reg(sim::AmdGpu::kIfwiStatus, 0);
-  auto t = PciAmdDevice::open(*fn_);
+  auto t = PciAmdDevice::open(*fn_, sim::sim_driver_options(*fn_).value());
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.error().code(), Errc::kTimeout);
   EXPECT_NE(t.error().to_string().find("MP0_SMN_C2PMSG_33"), std::string::npos)
@@ -208,7 +208,8 @@ TEST_P(PciAmd, RefusesAGpuThatIsNotBootedOrNotKnown) {
   // A function that stopped answering reads all ones.
   fn_->gpu().write_reg(sim::AmdGpu::kIfwiStatus, 0x80000000u);
   fn_->gpu().write_reg(sim::AmdGpu::kConfigMemsize, 0xffffffffu);
-  EXPECT_EQ(PciAmdDevice::open(*fn_).error().code(), Errc::kHardware);
+  EXPECT_EQ(PciAmdDevice::open(*fn_, sim::sim_driver_options(*fn_).value()).error().code(),
+            Errc::kHardware);
 }
 
 TEST_P(PciAmd, DiscoveryReadsTheSameTableThroughBar0AndTheMmIndexWindow) {
@@ -294,14 +295,15 @@ TEST_P(PciAmd, FaultPlanAFunctionThatFellOffTheBus) {
   r.action = sim::FaultRule::Action::kReadValue;
   r.value = 0xffffffffu;
   fn_->add_fault(r);
-  auto d = PciAmdDevice::open(*fn_);
+  auto d = PciAmdDevice::open(*fn_, sim::sim_driver_options(*fn_).value());
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.error().code(), Errc::kHardware);
   EXPECT_NE(d.error().to_string().find("not responding"), std::string::npos)
       << d.error().to_string();
   EXPECT_EQ(fn_->faults_fired(), 1u);
   EXPECT_EQ(count_lines(fn_->trace(), "-> 0xffffffff (fault plan)"), 1u);
-  EXPECT_TRUE(PciAmdDevice::open(*fn_).ok());  // the rule fired once
+  EXPECT_TRUE(
+      PciAmdDevice::open(*fn_, sim::sim_driver_options(*fn_).value()).ok());  // the rule fired once
 }
 
 TEST_P(PciAmd, FaultPlanADroppedDoorbellLeavesTheQueueIdleUntilTheNextOne) {
@@ -369,21 +371,28 @@ TEST_P(PciAmd, MapExternalMapsAPeersPageThroughTheDmaMap) {
   EXPECT_EQ(d->map_external(peer + 1, 4096).error().code(), Errc::kInvalidArgument);
 }
 
-// The whole register, doorbell and DMA sequence of open, one compute queue, one copy queue and
-// close, against a checked-in golden trace per profile: a reordered, added or dropped step shows
-// up in review (RAWGPU_UPDATE_GOLDEN=1 rewrites them).
-TEST_P(PciAmd, OpenQueuesAndCloseFollowTheGoldenRegisterSequence) {
-  {
-    auto d = open();
-    ASSERT_NE(d, nullptr);
-    const ComputeQueueDesc q = d->create_compute_queue(4096).value();
-    (void)d->create_copy_queue(4096).value();
-    d->ring_doorbell(q.doorbell, 0);
+// The whole register, doorbell and DMA sequence of a cold boot (open), one compute queue, one
+// copy queue and close, then of a warm boot over what it left, against checked-in golden traces
+// per profile: a reordered, added or dropped step shows up in review (RAWGPU_UPDATE_GOLDEN=1
+// rewrites them).
+TEST_P(PciAmd, ColdAndWarmBootQueuesAndCloseFollowTheGoldenRegisterSequence) {
+  const std::string p = GetParam() >= 120000 ? "gfx1201" : "gfx1100";
+  for (const char* kind : {"cold", "warm"}) {
+    fn_->clear_trace();
+    {
+      auto d = open();
+      ASSERT_NE(d, nullptr);
+      EXPECT_EQ(boot_kind_name(d->boot_report().kind), kind);
+      const ComputeQueueDesc q = d->create_compute_queue(4096).value();
+      (void)d->create_copy_queue(4096).value();
+      d->ring_doorbell(q.doorbell, 0);
+    }
+    std::string text;
+    for (const std::string& l : fn_->trace()) text += l + "\n";
+    const std::string name =
+        std::string(kind) == "cold" ? "pci_amd_" + p + ".trace" : "pci_amd_" + p + "_warm.trace";
+    EXPECT_TRUE(rawgpu::testing::matches_golden(name, text));
   }
-  std::string text;
-  for (const std::string& l : fn_->trace()) text += l + "\n";
-  const std::string name = GetParam() >= 120000 ? "pci_amd_gfx1201.trace" : "pci_amd_gfx1100.trace";
-  EXPECT_TRUE(rawgpu::testing::matches_golden(name, text));
 }
 
 INSTANTIATE_TEST_SUITE_P(Profiles, PciAmd, ::testing::Values(110000u, 120001u),

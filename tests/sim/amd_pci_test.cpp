@@ -5,6 +5,7 @@
 // memory only through the IOVA map (an unmapped bus address or bus mastering off is a recorded
 // DMA fault).
 #include "rawgpu/sim/amd_pci.h"
+#include "rawgpu/sim/sim_gpu.h"
 
 #include <gtest/gtest.h>
 
@@ -59,7 +60,7 @@ class AmdPci : public testing::TestWithParam<uint32_t> {
   // The driver over the function (memory, VM context, queues through the BARs).
   drivers::amd::PciAmdDevice& driver() {
     if (!drv_) {
-      auto d = drivers::amd::PciAmdDevice::open(*fn_);
+      auto d = drivers::amd::PciAmdDevice::open(*fn_, sim::sim_driver_options(*fn_).value());
       EXPECT_TRUE(d.ok()) << d.error().to_string();
       drv_ = std::move(*d);
     }
@@ -255,7 +256,7 @@ TEST_P(AmdPci, DmaReachesHostMemoryOnlyThroughTheIovaMap) {
   EXPECT_EQ(d.contiguous_bus_addr(), d.bus_pages[0]);
   EXPECT_EQ(d.host[100], 0);
   // Map the bus pages into the GPU's page table as the driver does, at a VA of its choice.
-  const GpuVa va(0x1000000000ull + (512ull << 30));
+  const GpuVa va(0x200000000000ull + (512ull << 30));  // in the driver's VM context
   memory::PageAttrs attrs;
   attrs.aperture = memory::Aperture::kSystem;
   attrs.snooped = true;
@@ -277,10 +278,12 @@ TEST_P(AmdPci, DmaReachesHostMemoryOnlyThroughTheIovaMap) {
   auto off = gpu.write32(va + 4096, 1);
   ASSERT_FALSE(off.ok());
   auto faults = gpu.dma_faults();
-  ASSERT_EQ(faults.size(), 1u);
+  // The access, then the interrupt ring's entry for the VM fault (host memory too).
+  ASSERT_EQ(faults.size(), 2u);
   EXPECT_EQ(faults[0].bus_addr, d.bus_pages[1]);
   EXPECT_TRUE(faults[0].write);
   EXPECT_EQ(faults[0].reason, "bus mastering disabled");
+  EXPECT_EQ(faults[1].reason, "IH ring write with bus mastering disabled");
   gpu.clear_fault();
 
   enable_bus_master();
@@ -296,10 +299,10 @@ TEST_P(AmdPci, DmaReachesHostMemoryOnlyThroughTheIovaMap) {
   ASSERT_FALSE(gone.ok());
   EXPECT_NE(gone.error().message().find("unbacked bus address"), std::string::npos);
   faults = gpu.dma_faults();
-  ASSERT_EQ(faults.size(), 2u);
-  EXPECT_EQ(faults[1].bus_addr, bus + 8);
-  EXPECT_FALSE(faults[1].write);
-  EXPECT_EQ(faults[1].reason, "unmapped bus address");
+  ASSERT_EQ(faults.size(), 3u);
+  EXPECT_EQ(faults[2].bus_addr, bus + 8);
+  EXPECT_FALSE(faults[2].write);
+  EXPECT_EQ(faults[2].reason, "unmapped bus address");
   EXPECT_TRUE(gpu.fault_state().faulted);
   EXPECT_EQ(fn_->free_dma(d).error().code(), Errc::kNotFound);
   EXPECT_TRUE(has_line(fn_->trace(), "dma map 0x100000000 +0x2000"));

@@ -377,6 +377,15 @@ cli::Command bench_command() {
            {"copy-size", 0, "BYTES", "bytes per copy direction", "64MiB"},
            json_option()},
           bench_launch),
+      sub("boot", "host cost of the AM boot of a simulated AMD GPU, cold and warm",
+          "Boots a fresh simulated board cold, closes, boots it warm, --repeats times; prints the\n"
+          "median open() wall time, the boot's host time, its time on the device clock (the\n"
+          "driver's waits and sleeps: what a real GPU adds at least), MMIO reads/writes, and the\n"
+          "same per IP block. Target: a warm boot in <= 50 ms of host time.",
+          {{"device", 'd', "NAME", "sim:gfx1100 or sim:gfx1201", "sim:gfx1100"},
+           repeats_option("9", "1..1000"),
+           json_option()},
+          bench_boot),
       sub("emulator", "wave instructions per second of the RDNA3/RDNA4 emulator",
           "An ALU loop (one thread) and the compiler's 256^3 matmul (--threads host threads for\n"
           "its workgroups) on the emulator, for gfx1100 and gfx1201.",

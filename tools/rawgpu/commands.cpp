@@ -8,10 +8,10 @@ namespace rawgpu::tools {
 // Every subcommand of `rawgpu`, in the order `rawgpu --help` lists them.
 std::vector<cli::Command> all_commands() {
   return {
-      list_command(),   version_command(), selfcheck_command(), doctor_command(),
-      bench_command(),  compile_command(), demo_command(),      inspect_command(),
-      bind_command(),   release_command(), info_command(),      regs_command(),
-      fwinfo_command(),
+      list_command(),   version_command(), selfcheck_command(),  doctor_command(),
+      bench_command(),  compile_command(), demo_command(),       inspect_command(),
+      bind_command(),   release_command(), info_command(),       regs_command(),
+      fwinfo_command(), boot_command(),    trace_boot_command(),
   };
 }
 

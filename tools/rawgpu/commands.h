@@ -29,6 +29,10 @@ cli::Command release_command();
 cli::Command info_command();
 cli::Command regs_command();
 cli::Command fwinfo_command();
+cli::Command boot_command();
+cli::Command trace_boot_command();
+// `rawgpu bench boot` (cmd_boot.cpp).
+int bench_boot(const cli::Args& args, cli::Io& io);
 // `rawgpu bench launch` (cmd_bench_launch.cpp).
 int bench_launch(const cli::Args& args, cli::Io& io);
 // `rawgpu bench emulator` (cmd_bench_emulator.cpp).

@@ -5,6 +5,7 @@
 //   F(name, arg)     field helper macro applied to arg
 //   R(name)          NVIDIA hi:lo bit range -> hi * 1000 + lo
 //   S(pkt, field)    SDMA packet field -> (dword * 32 + shift) * 1000 + width
+//   Q(ns, name)      integer constant the generated header puts in namespace ns (IH ids)
 #pragma once
 
 // clang-format off: long X-macro lists (clang-format does not reach a fixed point on them).
@@ -100,4 +101,65 @@
       V(UVM_REGISTER_GPU_VASPACE) V(UVM_CREATE_EXTERNAL_RANGE) V(UVM_MM_INITIALIZE) \
           V(UVM_PAGEABLE_MEM_ACCESS)
 #define RG_LIST_GSP(V) V(GSP_FW_WPR_META_MAGIC) V(GSP_FW_WPR_META_REVISION) V(MAX_GPC_COUNT)
+#define RG_LIST_IH(Q) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_IH) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_ATHUB) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_BIF) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_DCN) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_ISP) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_MP3) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_RLC) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_GFX) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_IMU) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_VCN1) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_THM) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_VCN) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_VPE1) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_VMC) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_GRBM_CP) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_ROM_SMUIO) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_DF) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_VPE) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_PWR) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_LSDMA) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_MP0) \
+  Q(soc21_ih_clientid, SOC21_IH_CLIENTID_MP1) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_GRBM_CP) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_SE0SH) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_SE3SH) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_SDMA0) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_SDMA1) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_SDMA2) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_SDMA3) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_SDMA4) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_SDMA5) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_SDMA6) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_SDMA7) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_VMC) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_VMC1) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_UTCL2) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_MP1) \
+  Q(soc15_ih_clientid, SOC15_IH_CLIENTID_MAX) \
+  Q(irqsrcs_gfx_11_0_0, GFX_11_0_0__SRCID__UTCL2_FAULT) \
+  Q(irqsrcs_gfx_11_0_0, GFX_11_0_0__SRCID__SDMA_TRAP) \
+  Q(irqsrcs_gfx_11_0_0, GFX_11_0_0__SRCID__SDMA_PAGE_FAULT) \
+  Q(irqsrcs_gfx_11_0_0, GFX_11_0_0__SRCID__SDMA_SEM_WAIT_FAIL_TIMEOUT) \
+  Q(irqsrcs_gfx_11_0_0, GFX_11_0_0__SRCID__CP_EOP_INTERRUPT) \
+  Q(irqsrcs_gfx_11_0_0, GFX_11_0_0__SRCID__CP_BAD_OPCODE_ERROR) \
+  Q(irqsrcs_gfx_11_0_0, GFX_11_0_0__SRCID__CP_PRIV_REG_FAULT) \
+  Q(irqsrcs_gfx_11_0_0, GFX_11_0_0__SRCID__CP_PRIV_INSTR_FAULT) \
+  Q(irqsrcs_gfx_11_0_0, GFX_11_0_0__SRCID__RLC_GC_FED_INTERRUPT) \
+  Q(irqsrcs_gfx_11_0_0, GFX_11_0_0__SRCID__SQ_INTERRUPT_ID) \
+  Q(irqsrcs_gfx_10_1, GFX_10_1__SRCID__CP_GENERIC_INT) \
+  Q(irqsrcs_gfx_10_1, GFX_10_1__SRCID__CP_IB1_INTERRUPT_PKT) \
+  Q(irqsrcs_gfx_10_1, GFX_10_1__SRCID__SQ_INTERRUPT_ID) \
+  Q(irqsrcs_gfx_9_0, GFX_9_0__SRCID__CP_EOP_INTERRUPT) \
+  Q(irqsrcs_gfx_9_0, GFX_9_0__SRCID__CP_BAD_OPCODE_ERROR) \
+  Q(irqsrcs_gfx_9_0, GFX_9_0__SRCID__SQ_INTERRUPT_ID) \
+  Q(irqsrcs_vmc_1_0, VMC_1_0__SRCID__VM_FAULT) \
+  Q(irqsrcs_vmc_1_0, VMC_1_0__SRCID__VM_CONTEXT1_ALL) \
+  Q(irqsrcs_vmc_1_0, UTCL2_1_0__SRCID__FAULT) \
+  Q(irqsrcs_sdma0_4_0, SDMA0_4_0__SRCID__SDMA_TRAP) \
+  Q(irqsrcs_sdma0_4_0, SDMA0_4_0__SRCID__SDMA_PAGE_FAULT) \
+  Q(irqsrcs_sdma0_4_0, SDMA0_4_0__SRCID__SDMA_SRBMWRITE)
 // clang-format on

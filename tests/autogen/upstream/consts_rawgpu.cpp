@@ -5,6 +5,7 @@
 
 #include "consts_lists.h"
 #include "rawgpu/autogen/amd/hw_ip.h"
+#include "rawgpu/autogen/amd/ih_ids.h"
 #include "rawgpu/autogen/amd/pm4_nvd.h"
 #include "rawgpu/autogen/amd/pm4_soc15.h"
 #include "rawgpu/autogen/amd/sdma_v4.h"
@@ -32,6 +33,7 @@ DECL(smu_v13_0_0)
 DECL(smu_v13_0_6)
 DECL(smu_v14_0_2)
 DECL(hwid)
+DECL(ih)
 DECL(nv_classes)
 DECL(mmu_tu102)
 DECL(mmu_gh100)
@@ -49,6 +51,7 @@ namespace nv = rawgpu::autogen::nv;
 #define NAME_F(n, a) #n "(" #a ")",
 #define NAME_R(n) #n " hi:lo",
 #define NAME_S(p, f) #p "::" #f,
+#define NAME_Q(ns, n) #ns "::" #n,
 
 #define RG_CHECK_LIST(tag, LIST, NAMES, VALUES)                                    \
   TEST(AutogenUpstreamConsts, tag) {                                               \
@@ -82,6 +85,8 @@ RG_CHECK_LIST(smu_v13_0_6, , RG_LIST_SMU(NAME_V), RG_LIST_SMU(V_M6))
 RG_CHECK_LIST(smu_v14_0_2, , RG_LIST_SMU(NAME_V), RG_LIST_SMU(V_M14))
 #define V_HW(n) static_cast<long long>(amd::hwid::n),
 RG_CHECK_LIST(hwid, , RG_LIST_HWID(NAME_V), RG_LIST_HWID(V_HW))
+#define Q_IH(ns, n) static_cast<long long>(amd::ns::n),
+RG_CHECK_LIST(ih, , RG_LIST_IH(NAME_Q), RG_LIST_IH(Q_IH))
 #define V_GSP(n) static_cast<long long>(nv::gsp::n),
 RG_CHECK_LIST(gsp, , RG_LIST_GSP(NAME_V), RG_LIST_GSP(V_GSP))
 #ifdef RG_HAVE_UPSTREAM_NVIDIA

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -109,6 +110,38 @@ struct AmdGpuConfig {
 Result<AmdGpuConfig> parse_sim_device(std::string_view name);
 // The names parse_sim_device accepts.
 std::span<const std::string_view> sim_device_names();
+
+// What the boot-time engines (PSP, SMU, RLC; amd_boot.cpp) have been brought to by a driver.
+// PSP and SMU state survive a function reset (they are not in the function's reset domain) and
+// driver instances; a mode-1 reset takes the PSP's sOS down and everything it loaded.
+struct BootStatus {
+  std::vector<uint32_t> bootloader;  // PSP bootloader commands accepted (C2PMSG_35), in order
+  bool sos_alive = false;            // sOS runs (C2PMSG_81 != 0)
+  bool km_ring = false;              // the KM (GPCOM) ring is created
+  std::vector<uint32_t> ip_fw;       // psp_gfx_fw_type of every LOAD_IP_FW accepted, in order
+  bool toc = false;                  // LOAD_TOC accepted
+  uint64_t tmr_mc = 0;               // SETUP_TMR (MC address; 0: none)
+  uint32_t tmr_bytes = 0;
+  bool rlc_autoload = false;      // AUTOLOAD_RLC done: RLC_RLCS_BOOTLOAD_STATUS.BOOTLOAD_COMPLETE
+  bool smu_running = false;       // the SMU firmware runs (loaded through the PSP): it answers
+  bool smu_features = false;      // EnableAllSmuFeatures
+  uint64_t smu_driver_table = 0;  // SetDriverDramAddrHigh/Low (MC address)
+  uint64_t psp_commands = 0, smu_messages = 0, mode1_resets = 0;
+  // What the engines refused, in order (the first 64): the PSP answered a non-zero status, the
+  // sOS did not start, a component arrived out of order, ...
+  std::vector<std::string> errors;
+};
+
+// The IH ring (OSSSYS IH_RB_*) as the driver programmed it, and what the GPU wrote into it.
+struct IhStatus {
+  bool enabled = false;
+  uint64_t base = 0;  // IH_RB_BASE << 8: an MC address (MC_SPACE 4) or bus address (2)
+  bool bus = false;   // MC_SPACE selects host memory by bus address
+  uint64_t bytes = 0;
+  uint64_t wptr = 0;     // bytes
+  uint64_t written = 0;  // entries written
+  uint64_t dropped = 0;  // entries lost: ring disabled, full (overflow) or unreachable
+};
 
 // A device access to host memory that the simulated IOVA map refused (an unmapped bus address,
 // or bus mastering off): recorded, never a host crash.
@@ -209,6 +242,9 @@ class AmdGpu final {
   // (MM_INDEX & 0x7fffffff) | MM_INDEX_HI << 31; clear, the register at that byte address / 4.
   // VRAM that is not behind BAR0 (a small BAR) is reached this way.
   static constexpr uint32_t kMmIndex = 0x0, kMmData = 0x1, kMmIndexHi = 0x6;
+  // BIF_BX_PF0_RSMU_INDEX / _DATA (NBIO segment 1 + 0 / + 1): MMIO registers by byte address in
+  // the index, for those beyond BAR5 (MP1 of MP 14.0.x at dword 0xDC0000).
+  static constexpr uint32_t kRsmuIndex = bases::kNbio[1] + 0x0, kRsmuData = bases::kNbio[1] + 0x1;
   // Function-level reset: queues deactivated, registers and fault state cleared, the clock
   // kept (VRAM contents and the IOVA map survive, as they do across an FLR under VFIO).
   void function_reset();
@@ -219,6 +255,20 @@ class AmdGpu final {
   // Queues activated so far (in activation order: the id queue_status takes).
   size_t compute_queue_count() const;
   size_t copy_queue_count() const;
+
+  // ---- Boot-time engines (amd_boot.cpp) ----
+  // Where the framebuffer sits in the GPU's MC address space (MMMC/GCMC_VM_FB_LOCATION_BASE):
+  // the PSP, the SMU and MC_SPACE 4 rings take MC addresses, VRAM byte = MC - kFbBase. Page
+  // tables hold VRAM offsets (physical addresses from 0), as on dGPUs.
+  static constexpr uint64_t kFbBase = 0x8000000000ull;
+  BootStatus boot_status() const;
+  IhStatus ih_status() const;
+  // A mode-1 reset (what the SMU's Mode1Reset message does): the sOS goes down (the bootloader
+  // answers again), every register but the PSP/SMU mailboxes is reset, queues stop, VM context
+  // 0 is off and the discovery table is written again. The SMU firmware keeps running.
+  void mode1_reset();
+  // Called when the IH writes an entry (AmdPciFunction raises MSI vector 0 from it).
+  void set_interrupt_hook(std::function<void()> hook) { irq_hook_ = std::move(hook); }
 
  private:
   struct Queue;
@@ -240,6 +290,9 @@ class AmdGpu final {
     uint64_t start = 0;  // first VA (bytes)
     uint64_t last = 0;   // last VA (bytes, inclusive)
     unsigned depth = 0, block_size = 0;
+    // The GC hub's L1 TLB and L2 are on (GCMC_VM_MX_L1_TLB_CNTL.ENABLE_L1_TLB,
+    // GCVM_L2_CNTL.ENABLE_L2_CACHE): without them no GPU access translates.
+    bool hub_on = false;
   };
   AmdGpu() = default;
   // Register side effects (amd_regs.cpp).
@@ -251,6 +304,23 @@ class AmdGpu final {
   template <class GC>
   void sdma_rb_cntl(unsigned engine, uint32_t value);
   uint32_t hqd_selection() const;  // GRBM_GFX_CNTL's me/pipe/queue
+  // Boot-time engine side effects of a register write (amd_boot.cpp); true when `reg` was one.
+  template <class GC>
+  bool on_boot_register_write(uint32_t reg, uint32_t value);
+  void boot_power_on();  // the engines' power-on register state
+  void psp_bootloader(uint32_t command);
+  void psp_ring_control(uint32_t command);
+  void psp_submit(uint32_t wptr_dwords);
+  uint32_t psp_execute(uint64_t cmd_mc);  // a command buffer's status
+  void smu_message(uint32_t msg, bool debug);
+  void boot_error(std::string what);
+  // Host bytes behind [mc, mc + bytes) of the framebuffer, or nullptr.
+  uint8_t* mc_to_host(uint64_t mc, uint64_t bytes);
+  void update_engine_gates();  // mec_pipes_ / sdma_engines_ from the registers
+  void ih_configure();
+  // Writes one 8-dword entry into the IH ring (client, source, ring id, vmid, context).
+  void ih_post(uint32_t client, uint32_t source, uint32_t ring_id, uint32_t vmid,
+               std::array<uint32_t, 4> ctx);
   uint32_t start_compute_queue(QueueProgram p);
   uint32_t start_copy_queue(QueueProgram p);
   uint32_t reg_or_zero(uint32_t reg) const;
@@ -334,6 +404,13 @@ class AmdGpu final {
   uint32_t fault_status_ = 0;
   uint64_t fault_addr_page_ = 0;
   std::string fault_text_;
+  // Boot-time engines.
+  BootStatus boot_;
+  uint64_t psp_rptr_ = 0;      // KM ring read pointer (dwords)
+  uint32_t mec_pipes_ = 0;     // MEC pipes that run (bit per pipe of ME 1)
+  uint32_t sdma_engines_ = 0;  // SDMA engines that run (bit per engine)
+  IhStatus ih_;
+  std::function<void()> irq_hook_;
 };
 
 }  // namespace rawgpu::sim

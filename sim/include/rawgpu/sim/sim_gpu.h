@@ -15,8 +15,20 @@
 
 #include "rawgpu/drivers/amd/pci_device.h"
 #include "rawgpu/sim/amd_pci.h"
+#include "rawgpu/sim/firmware_images.h"
 
 namespace rawgpu::sim {
+
+// Driver options for a simulated function: its hardware's queue diagnostics and the simulated
+// board's firmware package (firmware_images.h) as the firmware directory.
+inline Result<drivers::amd::PciAmdOptions> sim_driver_options(AmdPciFunction& fn,
+                                                              const std::string& name = {}) {
+  drivers::amd::PciAmdOptions o;
+  o.name = name;
+  o.diagnostics = [hw = &fn.gpu()] { return hw->queue_errors(); };
+  o.boot.firmware_dirs = {RG_TRY(sim_firmware_dir())};
+  return o;
+}
 
 class SimGpu final : public drivers::amd::AmdDevice {
  public:
@@ -26,10 +38,9 @@ class SimGpu final : public drivers::amd::AmdDevice {
                                                 const std::string& name = {}) {
     std::unique_ptr<SimGpu> g(new SimGpu());
     g->fn_ = RG_TRY(AmdPciFunction::create(config));
-    drivers::amd::PciAmdOptions o;
-    o.name = name;
-    // The driver identifies the GPU from the discovery table the function leaves in VRAM.
-    o.diagnostics = [hw = &g->fn_->gpu()] { return hw->queue_errors(); };
+    // The driver boots the function and identifies the GPU from the discovery table it leaves
+    // in VRAM.
+    drivers::amd::PciAmdOptions o = RG_TRY(sim_driver_options(*g->fn_, name));
     g->dev_ = RG_TRY(drivers::amd::PciAmdDevice::open(*g->fn_, o));
     return g;
   }

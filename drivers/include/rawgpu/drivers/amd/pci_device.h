@@ -1,6 +1,6 @@
 // drivers::amd::PciAmdDevice: the AMD device seam (device.h) implemented over a PCI function
-// (drivers/pci/device.h) of a GPU whose firmware already runs — "pre-booted": the state the AM
-// boot (issue 17) will leave, and what the simulated GPU's bare mode starts in. Everything goes
+// (drivers/pci/device.h), booted by this driver (the AM boot, boot.h) from whatever state it
+// finds. Everything goes
 // through the function's BARs, config space and DMA memory, so the same code drives a real board
 // once it is booted:
 //
@@ -23,6 +23,9 @@
 //    the simulated GPU translates only through the tables as they were at the last
 //    invalidation, so a forgotten flush is a VM fault there, as a stale TLB would be.
 //
+// Open boots the GPU first (boot.h): cold, warm or after a mode-1 reset, through the IP blocks
+// SOC, GMC, IH, PSP, SMU, GFX and SDMA; the boot report says what it did.
+//
 // Not yet: small-BAR VRAM access for buffers (discovery reads through MM_INDEX/MM_DATA), the
 // MM hub (no MM hub client is used), batching the flush per submission, MES.
 #pragma once
@@ -38,6 +41,7 @@
 #include <vector>
 
 #include "rawgpu/base/poll.h"
+#include "rawgpu/drivers/amd/boot.h"
 #include "rawgpu/drivers/amd/device.h"
 #include "rawgpu/drivers/amd/discovery.h"
 #include "rawgpu/drivers/pci/device.h"
@@ -51,7 +55,12 @@ struct PciAmdOptions {
   // The decoded reason a queue stopped, where the platform can say (the simulator; later the
   // IH ring). Empty: healthy.
   std::function<std::string()> diagnostics;
+  // The boot (boot.h): firmware directories, forced reset, progress.
+  BootOptions boot;
 };
+
+class AmBoot;
+class CountingMmio;
 
 class PciAmdDevice final : public AmdDevice {
  public:
@@ -87,6 +96,12 @@ class PciAmdDevice final : public AmdDevice {
   const std::string& target() const { return target_; }
   memory::MemoryManager& memory_manager() { return *mm_; }
   pci::PciDevice& pci() { return dev_; }
+  // What the boot at open did (kind, steps with their times and MMIO counts, firmware).
+  const BootReport& boot_report() const { return boot_report_; }
+  // The decoded interrupt-ring entries seen so far that report errors (VM faults, bad packets,
+  // wave errors), oldest first (the first 64), and how many entries were seen in all.
+  const std::vector<std::string>& interrupt_errors() const { return ih_errors_; }
+  uint64_t interrupts() const { return ih_entries_; }
 
  private:
   struct Allocation {
@@ -95,7 +110,16 @@ class PciAmdDevice final : public AmdDevice {
     GpuVa va;
     uint64_t size = 0;
   };
+  friend class AmBoot;
+  friend class Gmc;
+  friend class Gfx;
+  friend class Ih;
+  friend class Psp;
+  friend class Smu;
+  friend class Sdma;
   PciAmdDevice(pci::PciDevice& dev, PciAmdOptions options);
+  // Reads new interrupt-ring entries and records the errors among them.
+  void scan_interrupts() const;
   Status init();
   uint32_t rreg(uint32_t reg) const { return regs_->rd32(uint64_t{reg} * 4); }
   // The MMIO dword address of GC register R (bases from discovery); SDMA queue registers of
@@ -149,6 +173,13 @@ class PciAmdDevice final : public AmdDevice {
   std::map<uint64_t, Allocation> allocations_;  // by handle
   uint64_t next_handle_ = 1;
   uint32_t compute_queues_ = 0, copy_queues_ = 0;
+  GpuVa va_base_;
+  uint64_t va_size_ = 0;
+  std::unique_ptr<CountingMmio> counted_;  // BAR5 with access counts (the boot report)
+  std::unique_ptr<AmBoot> boot_;
+  BootReport boot_report_;
+  mutable std::vector<std::string> ih_errors_;
+  mutable uint64_t ih_entries_ = 0;
 };
 
 }  // namespace rawgpu::drivers::amd

@@ -1,0 +1,248 @@
+// The AM boot (drivers/amd boot.h) against the simulated GPU's boot-time engines: a cold boot
+// walks every IP block and leaves the PSP, SMU, RLC, MEC and SDMA running; a second open after a
+// clean close warm-boots without touching the PSP or SMU; an unclean exit or a function reset
+// leads to a mode-1 reset and a cold boot; every boot-step fault the plan can inject reaches
+// the opener as a typed error naming the step, and the next boot succeeds. After each boot a
+// compute queue executes a packet, so "booted" means "works".
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "rawgpu/autogen/amd/pm4_nvd.h"
+#include "rawgpu/autogen/amd/psp_gfx_if.h"
+#include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
+#include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
+#include "rawgpu/autogen/amd/regs/mp_13_0_0.h"
+#include "rawgpu/base/poll.h"
+#include "rawgpu/base/shared_memory.h"
+#include "rawgpu/drivers/amd/boot.h"
+#include "rawgpu/drivers/amd/pci_device.h"
+#include "rawgpu/sim/amd_pci.h"
+#include "rawgpu/sim/sim_bases.h"
+#include "rawgpu/sim/sim_gpu.h"
+
+namespace rawgpu::drivers::amd {
+namespace {
+
+namespace pm4 = autogen::amd::pm4_nvd;
+namespace psp = autogen::amd::psp;
+using sim::FaultRule;
+
+constexpr uint32_t kPsp35 =
+    sim::bases::kMp[0] + autogen::amd::mp_13_0_0::MP0_SMN_C2PMSG_35::kInfo.offset;
+constexpr uint32_t kScratch6 =
+    sim::bases::kGc[1] + autogen::amd::gc_11_0_0::SCRATCH_REG6::kInfo.offset;
+
+class AmBootTest : public ::testing::TestWithParam<uint32_t> {
+ protected:
+  void SetUp() override {
+    sim::AmdPciConfig c;
+    c.gpu.gc_version = GetParam();
+    c.faults_from_env = false;
+    fn_ = std::move(sim::AmdPciFunction::create(c).value());
+  }
+  Result<std::unique_ptr<PciAmdDevice>> try_open(bool reset = false) {
+    PciAmdOptions o = RG_TRY(sim::sim_driver_options(*fn_));
+    o.boot.force_reset = reset;
+    return PciAmdDevice::open(*fn_, o);
+  }
+  std::unique_ptr<PciAmdDevice> open(bool reset = false) {
+    auto d = try_open(reset);
+    EXPECT_TRUE(d.ok()) << d.error().to_string();
+    return d.ok() ? std::move(*d) : nullptr;
+  }
+  // A WRITE_DATA through a fresh compute queue lands in host memory.
+  void expect_queue_works(PciAmdDevice& d) {
+    const ComputeQueueDesc q = d.create_compute_queue(4096).value();
+    const DeviceBuffer mem = d.alloc(4096, BufferPlacement::kHost).value();
+    const uint32_t pkt[] = {(3u << 30) | (3u << 16) | (pm4::PACKET3_WRITE_DATA << 8),
+                            pm4::WRITE_DATA_DST_SEL(5), static_cast<uint32_t>(mem.va.raw()),
+                            static_cast<uint32_t>(mem.va.raw() >> 32), 0x600dc0de};
+    std::memcpy(q.ring.cpu, pkt, sizeof(pkt));
+    *q.wptr = 5;
+    d.ring_doorbell(q.doorbell, 5);
+    ASSERT_TRUE(poll_until("rptr 5", [&] {
+      d.poll();
+      return load_acquire(q.rptr) == 5;
+    }));
+    uint32_t v = 0;
+    std::memcpy(&v, mem.cpu, 4);
+    EXPECT_EQ(v, 0x600dc0deu);
+  }
+  static size_t count(const BootReport& r, const std::string& block, bool skipped) {
+    return static_cast<size_t>(
+        std::count_if(r.steps.begin(), r.steps.end(),
+                      [&](const BootStep& s) { return s.block == block && s.skipped == skipped; }));
+  }
+  std::unique_ptr<sim::AmdPciFunction> fn_;
+};
+
+TEST_P(AmBootTest, ColdBootWalksEveryBlockAndLeavesTheFirmwareRunning) {
+  // Power-on: nothing runs; a queue programmed without the boot would never execute.
+  EXPECT_FALSE(fn_->gpu().boot_status().sos_alive);
+  auto d = open();
+  ASSERT_NE(d, nullptr);
+  const BootReport& r = d->boot_report();
+  EXPECT_EQ(r.kind, BootKind::kCold);
+  EXPECT_NE(r.reason.find("no previous rawgpu boot"), std::string::npos) << r.reason;
+  for (const char* b : {"SOC", "GMC", "IH", "PSP", "SMU", "GFX", "SDMA"})
+    EXPECT_GT(count(r, b, false), 0u) << b;
+  EXPECT_GT(r.mmio_writes, 100u);
+  EXPECT_EQ(r.firmware.size(), GetParam() >= 120000 ? 8u : 6u);  // + PFP and ME on GC 12
+  for (const FirmwareImage& f : r.firmware) EXPECT_EQ(f.sha256.size(), 64u) << f.name;
+  const sim::BootStatus s = fn_->gpu().boot_status();
+  EXPECT_TRUE(s.sos_alive && s.km_ring && s.toc && s.rlc_autoload && s.smu_running &&
+              s.smu_features);
+  EXPECT_TRUE(s.errors.empty()) << s.errors.front();
+  // Bootloader: SYS_DRV and KDB before SOS, SOS last.
+  ASSERT_FALSE(s.bootloader.empty());
+  EXPECT_EQ(s.bootloader.back(), 0x20000u);
+  // The SMU image first, every GC image, SDMA.
+  ASSERT_FALSE(s.ip_fw.empty());
+  EXPECT_EQ(s.ip_fw.front(), uint32_t{psp::GFX_FW_TYPE_SMU});
+  for (uint32_t t : {psp::GFX_FW_TYPE_RS64_MEC, psp::GFX_FW_TYPE_RLC_G, psp::GFX_FW_TYPE_IMU_I,
+                     psp::GFX_FW_TYPE_SDMA_UCODE_TH0})
+    EXPECT_NE(std::find(s.ip_fw.begin(), s.ip_fw.end(), t), s.ip_fw.end()) << t;
+  // MP0 13.0.0 takes SETUP_TMR; 14.0.3's TMR is the bootloader's.
+  EXPECT_EQ(s.tmr_mc != 0, GetParam() < 120000);
+  EXPECT_EQ(s.smu_driver_table != 0, true);
+  const std::string text = describe(r);
+  EXPECT_NE(text.find("AUTOLOAD_RLC"), std::string::npos) << text;
+  expect_queue_works(*d);
+}
+
+TEST_P(AmBootTest, WarmBootAfterACleanCloseSkipsPspAndSmu) {
+  open().reset();  // cold, then a clean close
+  const uint64_t psp_cmds = fn_->gpu().boot_status().psp_commands;
+  auto d = open();
+  ASSERT_NE(d, nullptr);
+  const BootReport& r = d->boot_report();
+  EXPECT_EQ(r.kind, BootKind::kWarm) << r.reason;
+  EXPECT_GT(count(r, "PSP", true), 0u);
+  EXPECT_EQ(count(r, "PSP", false), 0u);
+  EXPECT_TRUE(r.firmware.empty());
+  EXPECT_EQ(fn_->gpu().boot_status().psp_commands, psp_cmds);  // the sOS was not asked anything
+  EXPECT_EQ(fn_->gpu().boot_status().mode1_resets, 0u);
+  EXPECT_LT(r.mmio_reads + r.mmio_writes, 400u);
+  expect_queue_works(*d);
+}
+
+TEST_P(AmBootTest, AnUncleanExitOrAFunctionResetLeadsToAModeOneResetAndAColdBoot) {
+  open().reset();
+  fn_->gpu().write_reg(kScratch6, 1);  // as a process that died mid-run leaves it
+  {
+    auto d = open();
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->boot_report().kind, BootKind::kColdReset);
+    EXPECT_NE(d->boot_report().reason.find("SCRATCH_REG6"), std::string::npos);
+    EXPECT_EQ(fn_->gpu().boot_status().mode1_resets, 1u);
+    expect_queue_works(*d);
+  }
+  ASSERT_TRUE(fn_->reset());  // FLR: the engines go, the PSP and SMU keep running
+  {
+    auto d = open();
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->boot_report().kind, BootKind::kColdReset);
+    EXPECT_EQ(fn_->gpu().boot_status().mode1_resets, 2u);
+    expect_queue_works(*d);
+  }
+  auto d = open(/*reset=*/true);  // rawgpu boot --reset
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->boot_report().kind, BootKind::kColdReset);
+  EXPECT_EQ(fn_->gpu().boot_status().mode1_resets, 3u);
+}
+
+struct BootFault {
+  const char* name;
+  FaultRule rule;
+  Errc code;
+  const char* message;  // in the error text
+};
+
+std::vector<BootFault> boot_faults() {
+  auto rule = [](FaultRule::Trigger t, uint32_t target, FaultRule::Action a, uint32_t v,
+                 uint64_t count) {
+    FaultRule r;
+    r.trigger = t;
+    r.target = target;
+    r.action = a;
+    r.value = v;
+    r.count = count;
+    return r;
+  };
+  using T = FaultRule::Trigger;
+  using A = FaultRule::Action;
+  return {
+      {"psp_never_ready", rule(T::kRegisterRead, kPsp35, A::kReadValue, 0, 0), Errc::kTimeout,
+       "C2PMSG_35"},
+      {"psp_status", rule(T::kPspCommand, psp::GFX_CMD_ID_LOAD_IP_FW, A::kFail, 0xffff0006u, 1),
+       Errc::kHardware, "status 0xffff0006"},
+      {"smu_unknown", rule(T::kSmuMessage, 0x6, A::kFail, 0xfe, 1), Errc::kHardware,
+       "EnableAllSmuFeatures"},
+      {"smu_fail", rule(T::kSmuMessage, ~0u, A::kFail, 0xff, 1), Errc::kHardware, "0xff"},
+      {"smu_silent", rule(T::kSmuMessage, ~0u, A::kDrop, 0, 0), Errc::kTimeout, "SMU"},
+      {"rlc_autoload", rule(T::kRegisterRead, ~0u, A::kReadValue, 0, 0), Errc::kTimeout, ""},
+      {"autoload_refused", rule(T::kPspCommand, psp::GFX_CMD_ID_AUTOLOAD_RLC, A::kFail, 7, 1),
+       Errc::kHardware, "AUTOLOAD_RLC"},
+  };
+}
+
+TEST_P(AmBootTest, EveryBootStepFaultIsATypedErrorAndTheNextBootSucceeds) {
+  const bool g12 = GetParam() >= 120000;
+  const uint32_t rlc =
+      sim::bases::kGc[1] + (g12 ? autogen::amd::gc_12_0_0::RLC_RLCS_BOOTLOAD_STATUS::kInfo.offset
+                                : autogen::amd::gc_11_0_0::RLC_RLCS_BOOTLOAD_STATUS::kInfo.offset);
+  for (BootFault f : boot_faults()) {
+    SCOPED_TRACE(f.name);
+    if (std::string(f.name) == "rlc_autoload") f.rule.target = rlc;
+    SetUp();  // a fresh board per fault
+    fn_->add_fault(f.rule);
+    auto d = try_open();
+    ASSERT_FALSE(d.ok());
+    EXPECT_EQ(d.error().code(), f.code) << d.error().to_string();
+    EXPECT_NE(d.error().to_string().find("boot step"), std::string::npos) << d.error().to_string();
+    EXPECT_NE(d.error().to_string().find(f.message), std::string::npos) << d.error().to_string();
+    if (std::string(f.name) == "rlc_autoload") {
+      EXPECT_NE(d.error().to_string().find("RLC autoload"), std::string::npos);
+    }
+    fn_->clear_faults();
+    // The next boot brings the board up (after a mode-1 reset where the firmware ran).
+    auto again = open();
+    ASSERT_NE(again, nullptr);
+    EXPECT_NE(again->boot_report().kind, BootKind::kWarm);
+    expect_queue_works(*again);
+  }
+}
+
+// A hang that leaves the sOS running but kills the SMU (a failure tinygrad's AM driver is known
+// for): no mode-1 reset is possible; the boot reuses the sOS and fails at the SMU within its
+// timeout instead of hanging, and once the SMU answers again the next boot succeeds.
+TEST_P(AmBootTest, ADeadSmuWithTheSosRunningFailsWithinItsTimeoutNotAHang) {
+  open().reset();
+  fn_->gpu().write_reg(kScratch6, 1);
+  FaultRule r;
+  r.trigger = FaultRule::Trigger::kSmuMessage;
+  r.action = FaultRule::Action::kDrop;
+  r.count = 0;
+  fn_->add_fault(r);
+  const Nanos t0 = fn_->clock().now();
+  auto d = try_open();
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().code(), Errc::kTimeout);
+  EXPECT_NE(d.error().to_string().find("boot step SMU"), std::string::npos)
+      << d.error().to_string();
+  EXPECT_LT(fn_->clock().now() - t0, std::chrono::seconds(3));
+  EXPECT_EQ(fn_->gpu().boot_status().mode1_resets, 0u);
+  fn_->clear_faults();
+  auto again = open();
+  ASSERT_NE(again, nullptr);
+  expect_queue_works(*again);
+}
+
+INSTANTIATE_TEST_SUITE_P(Profiles, AmBootTest, ::testing::Values(110000u, 120001u),
+                         [](const ::testing::TestParamInfo<uint32_t>& i) {
+                           return std::string(i.param == 110000 ? "gfx1100" : "gfx1201");
+                         });
+
+}  // namespace
+}  // namespace rawgpu::drivers::amd
