@@ -530,7 +530,8 @@ void AmdGpu::smu_message(uint32_t msg, bool debug) {
       if (!boot_.smu_features) resp = kSmuPrereq;
       break;
     default:
-      if (Blocks<gc11>::kMode1Message && !g12 && msg == ppsmc::PPSMC_MSG_Mode1Reset) {
+      const bool mode1 = g12 ? Blocks<gc12>::kMode1Message : Blocks<gc11>::kMode1Message;
+      if (mode1 && msg == ppsmc::PPSMC_MSG_Mode1Reset) {
         mode1_reset();
       } else {
         resp = kSmuUnknown;

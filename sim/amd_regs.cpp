@@ -5,6 +5,7 @@
 // come from the generated gc_11_0_0 / gc_12_0_0 tables.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
 #include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
@@ -125,6 +126,21 @@ void AmdGpu::on_register_write(uint32_t reg, uint32_t value) {
         GC::GCMC_VM_MX_L1_TLB_CNTL::ENABLE_L1_TLB.get(
             reg_or_zero(addr<typename GC::GCMC_VM_MX_L1_TLB_CNTL>())) &&
         GC::GCVM_L2_CNTL::ENABLE_L2_CACHE.get(reg_or_zero(addr<typename GC::GCVM_L2_CNTL>()));
+    return;
+  }
+  if (reg == addr<typename GC::GCVM_L2_PROTECTION_FAULT_CNTL>()) {
+    // CLEAR_PROTECTION_FAULT_STATUS_ADDR: unlatch; the next fault latches again.
+    if (GC::GCVM_L2_PROTECTION_FAULT_CNTL::CLEAR_PROTECTION_FAULT_STATUS_ADDR.get(value)) {
+      fault_status_ = 0;
+      fault_addr_page_ = 0;
+      fault_text_.clear();
+      using St = std::conditional_t<std::is_same_v<GC, gc12>,
+                                    typename gc12::GCVM_L2_PROTECTION_FAULT_STATUS_LO32,
+                                    typename gc11::GCVM_L2_PROTECTION_FAULT_STATUS>;
+      regs_[addr<St>()] = 0;
+      regs_[addr<typename GC::GCVM_L2_PROTECTION_FAULT_ADDR_LO32>()] = 0;
+      regs_[addr<typename GC::GCVM_L2_PROTECTION_FAULT_ADDR_HI32>()] = 0;
+    }
     return;
   }
   if (reg == kHdpFlushReq) {

@@ -262,39 +262,60 @@ Status AmBoot::run(BootReport& r) {
             "reused";
       }
     }
-    if (!warm) {
-      RG_TRY(step("PSP", "firmware files", [&]() -> Status {
-        AmFirmwareIps ips;
-        ips.mp0 = ip(hw::MP0_HWID).version;
-        ips.mp1 = ip(hw::MP1_HWID).version;
-        ips.sdma0 = ip(hw::SDMA0_HWID).version;
-        ips.gc = ip(hw::GC_HWID).version;
-        const FirmwareLoader loader = options.firmware_dirs.empty()
-                                          ? FirmwareLoader()
-                                          : FirmwareLoader(options.firmware_dirs);
-        firmware = RG_TRY(load_am_firmware(loader, ips));
-        for (const LoadedFirmware& f : firmware.files) {
-          FirmwareImage img;
-          img.name = f.image.name;
-          img.path = f.image.path;
-          img.compressed = f.image.compressed;
-          img.file_bytes = f.image.file_bytes;
-          img.sha256 = f.image.sha256;
-          r.firmware.push_back(std::move(img));
-        }
-        return {};
-      }));
-    }
-    for (auto& b : blocks) RG_TRY(b->hw_init(warm));
-    // The stamp: a later process may warm-boot over this state once this one finished.
-    RG_TRY(step("GFX", "boot stamp", [&]() -> Status {
-      wr(dev.gc<gc11::SCRATCH_REG7>(), kBootMagic);
-      wr(dev.gc<gc11::SCRATCH_REG6>(), 1);  // running; fini writes the error state
-      return {};
-    }));
-    return {};
+    return bring_up(warm);
   }();
   finish();
+  report = nullptr;
+  return st;
+}
+
+Status AmBoot::load_firmware() {
+  if (!firmware.files.empty()) return {};
+  return step("PSP", "firmware files", [&]() -> Status {
+    AmFirmwareIps ips;
+    ips.mp0 = ip(hw::MP0_HWID).version;
+    ips.mp1 = ip(hw::MP1_HWID).version;
+    ips.sdma0 = ip(hw::SDMA0_HWID).version;
+    ips.gc = ip(hw::GC_HWID).version;
+    const FirmwareLoader loader =
+        options.firmware_dirs.empty() ? FirmwareLoader() : FirmwareLoader(options.firmware_dirs);
+    firmware = RG_TRY(load_am_firmware(loader, ips));
+    if (report != nullptr)
+      for (const LoadedFirmware& f : firmware.files) {
+        FirmwareImage img;
+        img.name = f.image.name;
+        img.path = f.image.path;
+        img.compressed = f.image.compressed;
+        img.file_bytes = f.image.file_bytes;
+        img.sha256 = f.image.sha256;
+        report->firmware.push_back(std::move(img));
+      }
+    return {};
+  });
+}
+
+Status AmBoot::bring_up(bool warm) {
+  if (!warm) RG_TRY(load_firmware());
+  for (auto& b : blocks) RG_TRY(b->hw_init(warm));
+  // The stamp: a later process may warm-boot over this state once this one finished.
+  return step("GFX", "boot stamp", [&]() -> Status {
+    wr(dev.gc<gc11::SCRATCH_REG7>(), kBootMagic);
+    wr(dev.gc<gc11::SCRATCH_REG6>(), 1);  // running; fini writes the error state
+    return {};
+  });
+}
+
+Status AmBoot::reboot_after_mode1(BootReport& r) {
+  report = &r;
+  r = BootReport{};
+  r.kind = BootKind::kColdReset;
+  r.reason = "recovery";
+  Status st = [&]() -> Status {
+    if (!smu->alive())
+      return make_error(Errc::kHardware, "the SMU does not answer: no mode-1 reset is possible");
+    RG_TRY(step("SMU", "mode-1 reset", [&] { return smu->mode1_reset(); }));
+    return bring_up(false);
+  }();
   report = nullptr;
   return st;
 }

@@ -96,6 +96,9 @@ class AmBoot {
   Status run(BootReport& report);
   // At close: IP fini in reverse order and SCRATCH_REG6 = `error_state` (0: clean).
   void fini(uint32_t error_state);
+  // Recovery: a mode-1 reset through the SMU, then every block's cold hardware init again
+  // (the boot allocations and page tables stay where they are).
+  Status reboot_after_mode1(BootReport& report);
 
   // ---- services for the IP blocks ----
   PciAmdDevice& dev;
@@ -140,6 +143,8 @@ class AmBoot {
   class Ih* ih = nullptr;
 
  private:
+  Status load_firmware();
+  Status bring_up(bool warm);  // every block's hardware init, then the stamp
   Status warm_check(std::string& why);
   Status health_probe(std::string& why);
 };

@@ -13,6 +13,7 @@
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
 #include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
 #include "rawgpu/autogen/amd/regs/mp_13_0_0.h"
+#include "rawgpu/base/format.h"
 #include "rawgpu/base/poll.h"
 #include "rawgpu/base/shared_memory.h"
 #include "rawgpu/drivers/amd/boot.h"
@@ -150,6 +151,120 @@ TEST_P(AmBootTest, AnUncleanExitOrAFunctionResetLeadsToAModeOneResetAndAColdBoot
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->boot_report().kind, BootKind::kColdReset);
   EXPECT_EQ(fn_->gpu().boot_status().mode1_resets, 3u);
+}
+
+// Faults reach the host through the interrupt ring as well as the fault registers: the
+// waiter's fault state carries the decoded entry (client, source, address).
+TEST_P(AmBootTest, QueueFaultsArriveDecodedThroughTheInterruptRing) {
+  auto d = open();
+  ASSERT_NE(d, nullptr);
+  const ComputeQueueDesc q = d->create_compute_queue(4096).value();
+  // A WRITE_DATA to a VA nothing maps: a GPUVM fault, UTCL2's interrupt.
+  const uint64_t bad = 0x200000000000ull + (5ull << 40);
+  const uint32_t pkt[] = {
+      (3u << 30) | (3u << 16) | (pm4::PACKET3_WRITE_DATA << 8),
+      pm4::WRITE_DATA_DST_SEL(5),
+      static_cast<uint32_t>(bad),
+      static_cast<uint32_t>(bad >> 32),
+      1,
+      // then an opcode no CP knows, on a second queue below
+  };
+  std::memcpy(q.ring.cpu, pkt, sizeof(pkt));
+  *q.wptr = 5;
+  d->ring_doorbell(q.doorbell, 5);
+  ASSERT_TRUE(poll_until("the fault", [&] {
+    d->poll();
+    return d->fault_state().queue_error;
+  }));
+  const FaultState f = d->fault_state();
+  EXPECT_TRUE(f.faulted);
+  EXPECT_NE(f.description.find("interrupt: GFX/UTCL2"), std::string::npos) << f.description;
+  EXPECT_NE(
+      f.description.find(strformat("VM fault at 0x%llx", static_cast<unsigned long long>(bad))),
+      std::string::npos)
+      << f.description;
+  ASSERT_FALSE(d->interrupt_errors().empty());
+  EXPECT_GE(d->interrupts(), 1u);
+  EXPECT_GE(fn_->gpu().ih_status().written, 1u);
+
+  // A packet with an opcode no CP knows: CP_BAD_OPCODE from GRBM_CP with the queue's ring id.
+  const ComputeQueueDesc q2 = d->create_compute_queue(4096).value();
+  const uint32_t junk[] = {(3u << 30) | (0u << 16) | (0xEE << 8), 0};
+  std::memcpy(q2.ring.cpu, junk, sizeof(junk));
+  *q2.wptr = 2;
+  d->ring_doorbell(q2.doorbell, 2);
+  ASSERT_TRUE(poll_until("the second interrupt", [&] {  // (the device thread, if any)
+    d->poll();
+    (void)d->fault_state();
+    return d->interrupt_errors().size() >= 2;
+  }));
+  EXPECT_NE(d->interrupt_errors().back().find("GRBM_CP"), std::string::npos)
+      << d->interrupt_errors().back();
+  EXPECT_NE(d->interrupt_errors().back().find("BAD_OPCODE"), std::string::npos)
+      << d->interrupt_errors().back();
+  EXPECT_NE(d->interrupt_errors().back().find("ring 20 "),
+            std::string::npos)  // queue 1, ME 1: 1<<4 | 1<<2
+      << d->interrupt_errors().back();
+}
+
+// The recovery ladder: each fault is fixed by the first rung that can fix it, the rungs below
+// it are not tried, and the device executes packets again afterwards.
+TEST_P(AmBootTest, RecoveryClimbsTheLadderOnlyAsFarAsNeeded) {
+  auto d = open();
+  ASSERT_NE(d, nullptr);
+  auto rungs = [&](size_t n, const char* last) {
+    auto r = d->recover();
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    ASSERT_EQ(r->size(), n);
+    EXPECT_EQ(r->back().name, last);
+    EXPECT_TRUE(r->back().recovered);
+    for (size_t i = 0; i + 1 < r->size(); ++i) EXPECT_FALSE((*r)[i].recovered);
+    expect_queue_works(*d);
+  };
+  // A hung dispatch: dequeuing the queue is enough.
+  {
+    FaultRule h;
+    h.trigger = FaultRule::Trigger::kWaitRegMem;
+    h.action = FaultRule::Action::kHang;
+    fn_->add_fault(h);
+    const ComputeQueueDesc q = d->create_compute_queue(4096).value();
+    const uint32_t wait[] = {
+        (3u << 30) | (5u << 16) | (pm4::PACKET3_WAIT_REG_MEM << 8), 3, 0, 0, 0, 0, 4};
+    std::memcpy(q.ring.cpu, wait, sizeof wait);
+    *q.wptr = 7;
+    d->ring_doorbell(q.doorbell, 7);
+    EXPECT_TRUE(poll_until("the hang", [&] {
+      d->poll();
+      return fn_->gpu().queue_status(0).hung;
+    }));
+    fn_->clear_faults();
+    rungs(1, "queue reset");
+  }
+  // The MEC halted (as a crashed MEC firmware leaves it): the queue reset's probe never runs.
+  const uint32_t mec = sim::bases::kGc[1] + autogen::amd::gc_11_0_0::CP_MEC_RS64_CNTL::kInfo.offset;
+  fn_->gpu().write_reg(mec, 1u << 30);  // MEC_HALT
+  rungs(2, "MEC reset");
+  // The GC lost its firmware and VM context (what a GC-level reset leaves): a mode-1 reset and
+  // a cold bring-up.
+  const uint64_t m1 = fn_->gpu().boot_status().mode1_resets;
+  fn_->gpu().function_reset();
+  rungs(3, "mode-1 reset");
+  EXPECT_EQ(fn_->gpu().boot_status().mode1_resets, m1 + 1);
+  EXPECT_EQ(d->boot_report().kind, BootKind::kColdReset);
+  // The SMU dead too: every rung fails, and the error lists them all.
+  fn_->gpu().function_reset();
+  FaultRule dead;
+  dead.trigger = FaultRule::Trigger::kSmuMessage;
+  dead.action = FaultRule::Action::kDrop;
+  dead.count = 0;
+  fn_->add_fault(dead);
+  auto r = d->recover();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), Errc::kHardware);
+  for (const char* n : {"queue reset", "MEC reset", "mode-1 reset", "function reset"})
+    EXPECT_NE(r.error().to_string().find(n), std::string::npos) << n;
+  fn_->clear_faults();
+  rungs(3, "mode-1 reset");  // and once the SMU answers again, the device comes back
 }
 
 struct BootFault {

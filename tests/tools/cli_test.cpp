@@ -364,6 +364,47 @@ std::pair<int, std::string> run_cli(std::vector<std::string> argv, std::string* 
 
 // `rawgpu regs`: names resolve through the board's discovery table to the generated tables
 // and the discovered bases; a field write is read-modify-write; bad names and values fail.
+TEST(RawgpuBoot, ColdThenWarmStepsJsonAndTrace) {
+  std::string err;
+  auto [rc, out] = run_cli({"boot", "sim:gfx1100", "--twice"}, &err);
+  ASSERT_EQ(rc, 0) << err;
+  EXPECT_NE(out.find("PSP   bootloader SOS"), std::string::npos) << out;
+  EXPECT_NE(out.find("cold boot of gfx1100"), std::string::npos) << out;
+  EXPECT_NE(out.find("warm boot of gfx1100"), std::string::npos) << out;
+  EXPECT_NE(out.find("skipped (warm)"), std::string::npos) << out;
+  std::tie(rc, out) = run_cli({"boot", "sim:gfx1201", "--json"}, &err);
+  ASSERT_EQ(rc, 0) << err;
+  auto v = llvm::json::parse(out);
+  ASSERT_TRUE(static_cast<bool>(v)) << out;
+  const llvm::json::Array* boots = v->getAsObject()->getArray("boots");
+  ASSERT_NE(boots, nullptr);
+  ASSERT_EQ(boots->size(), 1u);
+  const llvm::json::Object* b = (*boots)[0].getAsObject();
+  EXPECT_EQ(b->getString("kind").value_or(""), "cold");
+  EXPECT_GT(b->getArray("steps")->size(), 20u);
+  EXPECT_EQ(b->getArray("firmware")->size(), 8u);
+  std::tie(rc, out) = run_cli({"trace-boot", "sim:gfx1100"}, &err);
+  ASSERT_EQ(rc, 0) << err;
+  EXPECT_NE(out.find("MP0_SMN_C2PMSG_35 = 0x00020000"), std::string::npos);  // SOS to the PSP
+  EXPECT_NE(out.find("SCRATCH_REG7 = 0xa0000001"), std::string::npos);       // the stamp
+  EXPECT_EQ(run_cli({"trace-boot", "amd:0000:03:00.0"}, &err).first, 2);
+  EXPECT_EQ(run_cli({"boot", "sim:gfx1100", "--firmware", "/nonexistent"}, &err).first, 1);
+  EXPECT_NE(err.find("firmware-amd-graphics"), std::string::npos) << err;
+}
+
+TEST(RawgpuBench, BootColdAndWarm) {
+  std::string err;
+  auto [rc, out] = run_cli({"bench", "boot", "--repeats", "3", "--json"}, &err);
+  ASSERT_EQ(rc, 0) << err;
+  auto v = llvm::json::parse(out);
+  ASSERT_TRUE(static_cast<bool>(v)) << out;
+  const llvm::json::Object* warm = v->getAsObject()->getObject("warm");
+  ASSERT_NE(warm, nullptr);
+  EXPECT_EQ(warm->getString("kind").value_or(""), "warm");
+  EXPECT_GT(warm->getInteger("mmio_writes").value_or(0), 0);
+  EXPECT_EQ(v->getAsObject()->getObject("cold")->getString("kind").value_or(""), "cold");
+}
+
 TEST(RawgpuRegs, ReadWriteByNameAndField) {
   std::string err;
   auto [rc, out] =

@@ -62,6 +62,13 @@ struct PciAmdOptions {
 class AmBoot;
 class CountingMmio;
 
+// One rung of the recovery ladder (PciAmdDevice::recover) and what came of it.
+struct RecoveryRung {
+  std::string name;  // "queue reset", "MEC reset", "mode-1 reset", "function reset"
+  bool recovered = false;
+  std::string detail;  // why the probe (or the rung itself) failed; empty when recovered
+};
+
 class PciAmdDevice final : public AmdDevice {
  public:
   // `dev` must outlive the device. Errors name the step: kUnsupported (an unknown GPU, a BAR0
@@ -102,6 +109,11 @@ class PciAmdDevice final : public AmdDevice {
   // wave errors), oldest first (the first 64), and how many entries were seen in all.
   const std::vector<std::string>& interrupt_errors() const { return ih_errors_; }
   uint64_t interrupts() const { return ih_entries_; }
+  // After a fault or a hang: walks the recovery ladder (queue reset, MEC reset, mode-1 reset,
+  // function reset), each rung only when the one before did not make a probe queue execute a
+  // packet within 100 ms. Every queue is gone afterwards (create new ones); buffers and their
+  // mappings stay. The rungs tried, the last one recovered; kHardware when none did.
+  Result<std::vector<RecoveryRung>> recover();
 
  private:
   struct Allocation {
@@ -120,6 +132,10 @@ class PciAmdDevice final : public AmdDevice {
   PciAmdDevice(pci::PciDevice& dev, PciAmdOptions options);
   // Reads new interrupt-ring entries and records the errors among them.
   void scan_interrupts() const;
+  // Recovery (recover.cpp): dequeue every queue and clear the fault latch; a queue that must run.
+  template <class GC>
+  void drop_queues();
+  Status probe();
   Status init();
   uint32_t rreg(uint32_t reg) const { return regs_->rd32(uint64_t{reg} * 4); }
   // The MMIO dword address of GC register R (bases from discovery); SDMA queue registers of
@@ -180,6 +196,7 @@ class PciAmdDevice final : public AmdDevice {
   BootReport boot_report_;
   mutable std::vector<std::string> ih_errors_;
   mutable uint64_t ih_entries_ = 0;
+  DeviceBuffer probe_buf_;  // the recovery probe's target
 };
 
 }  // namespace rawgpu::drivers::amd

@@ -1,0 +1,135 @@
+// PciAmdDevice's recovery ladder (issue 17 §5, amd.md §10.4): after a fault or a hang, each rung
+// is tried only when the one before did not bring the device back, and "back" means a probe
+// queue executes a packet within 100 ms of the function's clock:
+//   1. queue reset: every HQD dequeued (waves reset), the SDMA rings stopped, the VM fault latch
+//      cleared;
+//   2. MEC reset: the CP soft-reset (GC 11) and the MEC's pipes restarted;
+//   3. mode-1 reset through the SMU, then every IP block's cold hardware init again;
+//   4. PCI function reset, then rung 3 again.
+// Every queue is gone afterwards (create new ones); buffers and their mappings stay.
+#include <chrono>
+#include <cstring>
+
+#include "am_boot.h"
+#include "rawgpu/autogen/amd/pm4_nvd.h"
+#include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
+#include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
+#include "rawgpu/base/format.h"
+#include "rawgpu/base/log.h"
+#include "rawgpu/base/shared_memory.h"
+#include "rawgpu/drivers/amd/pci_device.h"
+
+namespace rawgpu::drivers::amd {
+namespace {
+
+using gc11 = autogen::amd::gc_11_0_0;
+using gc12 = autogen::amd::gc_12_0_0;
+namespace pm4 = autogen::amd::pm4_nvd;
+constexpr uint32_t kProbeValue = 0x9e0bead5u;
+
+}  // namespace
+
+template <class GC>
+void PciAmdDevice::drop_queues() {
+  using Sel = typename GC::GRBM_GFX_CNTL;
+  for (uint32_t slot = 0; slot < compute_queues_; ++slot) {
+    wreg(gc<Sel>(), Sel::encode(Sel::MEID(1) | Sel::PIPEID(slot / 8) | Sel::QUEUEID(slot % 8)));
+    wreg(gc<typename GC::CP_HQD_DEQUEUE_REQUEST>(), 2);  // reset the queue's waves
+    wreg(gc<typename GC::SPI_COMPUTE_QUEUE_RESET>(), 1);
+    wreg(gc<typename GC::CP_HQD_ACTIVE>(), 0);
+  }
+  wreg(gc<Sel>(), 0);
+  for (unsigned e = 0; e < copy_queues_; ++e)
+    wreg(sdma<typename GC::SDMA0_QUEUE0_RB_CNTL, typename GC::SDMA1_QUEUE0_RB_CNTL>(e), 0);
+  compute_queues_ = copy_queues_ = 0;
+  using F = typename GC::GCVM_L2_PROTECTION_FAULT_CNTL;
+  wreg(gc<F>(), F::update(rreg(gc<F>()), F::CLEAR_PROTECTION_FAULT_STATUS_ADDR(1)));
+}
+
+Status PciAmdDevice::probe() {
+  if (!probe_buf_.valid()) probe_buf_ = RG_TRY(alloc(4096, BufferPlacement::kHost));
+  std::memset(probe_buf_.cpu, 0, 16);
+  const ComputeQueueDesc q = RG_TRY(create_compute_queue(4096));
+  const GpuVa dst = probe_buf_.va;
+  const uint32_t pkt[] = {(3u << 30) | (3u << 16) | (pm4::PACKET3_WRITE_DATA << 8),
+                          pm4::WRITE_DATA_DST_SEL(5), static_cast<uint32_t>(dst.raw()),
+                          static_cast<uint32_t>(dst.raw() >> 32), kProbeValue};
+  std::memcpy(q.ring.cpu, pkt, sizeof pkt);
+  *q.wptr = 5;
+  ring_doorbell(q.doorbell, 5);
+  PollOptions po;
+  po.timeout = std::chrono::milliseconds(100);
+  po.clock = &dev_.clock();
+  uint32_t v = 0;
+  Status st = poll_until(
+      "the probe queue's WRITE_DATA",
+      [&] {
+        dev_.poll();
+        std::memcpy(&v, probe_buf_.cpu, 4);
+        return v == kProbeValue && load_acquire(q.rptr) == 5;
+      },
+      po,
+      [&] {
+        return strformat("rptr %llu, value 0x%08x", (unsigned long long)load_acquire(q.rptr), v);
+      });
+  if (gc_version_ >= 120000)
+    drop_queues<gc12>();
+  else
+    drop_queues<gc11>();
+  return st;
+}
+
+Result<std::vector<RecoveryRung>> PciAmdDevice::recover() {
+  std::vector<RecoveryRung> rungs;
+  auto attempt = [&](const char* name, const std::function<Status()>& fix) {
+    RecoveryRung r;
+    r.name = name;
+    Status st = fix();
+    if (st) st = probe();
+    r.recovered = st.ok();
+    if (!st) r.detail = st.error().to_string();
+    RG_LOG("amd", 1, "%s: recovery rung %s: %s", name_.c_str(), name,
+           r.recovered ? "the device answers" : r.detail.c_str());
+    rungs.push_back(std::move(r));
+    return rungs.back().recovered;
+  };
+  scan_interrupts();
+  const bool g12 = gc_version_ >= 120000;
+  auto drop = [&]() -> Status {
+    if (g12)
+      drop_queues<gc12>();
+    else
+      drop_queues<gc11>();
+    return {};
+  };
+  if (attempt("queue reset", drop)) return rungs;
+  if (attempt("MEC reset", [&]() -> Status {
+        RG_TRY(drop());
+        return boot_->gfx->reset_mec();
+      }))
+    return rungs;
+  auto reboot = [&]() -> Status {
+    RG_TRY(drop());
+    BootReport r;
+    Status st = boot_->reboot_after_mode1(r);
+    if (st) boot_report_ = std::move(r);
+    return st;
+  };
+  if (attempt("mode-1 reset", reboot)) return rungs;
+  if (attempt("function reset", [&]() -> Status {
+        RG_TRY(dev_.reset());
+        const uint32_t cmd = RG_TRY(dev_.cfg_read(0x04, 2));
+        RG_TRY(dev_.cfg_write(0x04, 2, cmd | 0x6));
+        return reboot();
+      }))
+    return rungs;
+  std::string what;
+  for (const RecoveryRung& r : rungs)
+    what += strformat("\n  %s: %s", r.name.c_str(), r.detail.c_str());
+  return make_error(Errc::kHardware, "%s did not recover after every rung of the ladder:%s",
+                    name_.c_str(), what.c_str())
+      .with_hint(
+          "power-cycle the machine (or the USB4 enclosure); `rawgpu doctor` checks the link");
+}
+
+}  // namespace rawgpu::drivers::amd
