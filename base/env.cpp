@@ -35,6 +35,8 @@ constexpr Variable kVariables[] = {
      "fault-plan rules for simulated GPUs, e.g. 'dispatch:hang' (sim/fault_plan.h)"},
     {"RAWGPU_TRACE", "FILE",
      "record every kernel launch and copy; write Chrome trace-event JSON to FILE at exit"},
+    {"RAWGPU_AMD_FIRMWARE_DIR", "DIR",
+     "where the AM driver finds the amdgpu firmware files (default /lib/firmware/amdgpu)"},
     {"RAWGPU_VFIO_NOIOMMU", "0|1",
      "1: allow VFIO's no-IOMMU mode (DMA unprotected: the device can write any host memory)"},
 };

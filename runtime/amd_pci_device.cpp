@@ -1,7 +1,7 @@
-// "amd:<bdf>": an AMD GPU on this machine through VFIO (drivers/pci) and the pre-booted driver
-// (drivers::amd::PciAmdDevice) behind the AMD back end. Until the AM boot (issue 17) brings a
-// GPU up from cold, this opens only a GPU whose firmware already runs; otherwise the driver's
-// typed error says which step refused. Unvalidated on hardware.
+// "amd:<bdf>": an AMD GPU on this machine through VFIO (drivers/pci) and the AM driver
+// (drivers::amd::PciAmdDevice, which boots it: boot.h) behind the AMD back end; a failed boot
+// is the driver's typed error naming the step. Unvalidated on hardware.
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -26,6 +26,8 @@ Result<std::unique_ptr<Device>> open_amd_pci_device(std::string_view name) {
                  static_cast<int>(name.size()), name.data(), bdf.to_string().c_str());
   drivers::amd::PciAmdOptions po;
   po.name = std::string(name);
+  if (const char* fw = std::getenv("RAWGPU_AMD_FIRMWARE_DIR"); fw != nullptr && *fw != '\0')
+    po.boot.firmware_dirs = {fw};
   std::unique_ptr<drivers::amd::PciAmdDevice> drv =
       RG_TRY_CTX(drivers::amd::PciAmdDevice::open(*vfio, po), "device '%.*s'",
                  static_cast<int>(name.size()), name.data());

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include "amd_function.h"
 #include "commands.h"
@@ -26,6 +27,8 @@ Result<amd::PciAmdOptions> options_for(std::string_view dev, pci::PciDevice& fn,
   amd::PciAmdOptions o;
   if (dev.starts_with("sim:"))
     o = RG_TRY(sim::sim_driver_options(static_cast<sim::AmdPciFunction&>(fn)));
+  else if (const char* env = std::getenv("RAWGPU_AMD_FIRMWARE_DIR"); env != nullptr && *env)
+    o.boot.firmware_dirs = {env};
   if (const auto dir = args.get("firmware")) o.boot.firmware_dirs = {*dir};
   o.boot.force_reset = reset;
   return o;

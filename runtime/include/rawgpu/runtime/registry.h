@@ -1,7 +1,7 @@
 // The device registry: devices by name, created on first use by their factories. "cpu" is
 // built in; runtime_sim's register_sim_devices() adds "sim:gfx1100" and "sim:gfx1201"; the
-// name "amd:<bdf>" opens that AMD GPU through VFIO and the pre-booted driver; "nv:<n>" comes
-// with the NVIDIA issues. Process-wide, like the devices themselves.
+// name "amd:<bdf>" opens that AMD GPU through VFIO and the AM driver (which boots it); "nv:<n>"
+// comes with the NVIDIA issues. Process-wide, like the devices themselves.
 #pragma once
 
 #include <functional>

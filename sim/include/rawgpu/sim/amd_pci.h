@@ -82,8 +82,8 @@ class AmdPciFunction final : public pci::PciDevice {
   void poll() override;
   Clock& clock() override { return clock_; }
 
-  // The simulated hardware behind the function (tests, and the pre-booted runtime path until
-  // the AM driver brings the GPU up over this seam).
+  // The simulated hardware behind the function (tests, tools and fault injection; the AM
+  // driver itself reaches it only through the PCI function).
   AmdGpu& gpu() { return *gpu_; }
   // Raises MSI vector 0: pending until a wait_irq() takes it; lost while MSI is disabled.
   void raise_irq();
