@@ -37,6 +37,7 @@
 #include "rawgpu/autogen/amd/regs/osssys_7_0_0.h"
 #include "rawgpu/autogen/amd/smu_v13_0_0_ppsmc.h"
 #include "rawgpu/base/format.h"
+#include "rawgpu/base/shared_memory.h"
 #include "rawgpu/drivers/amd/discovery.h"
 #include "rawgpu/sim/amd_gpu.h"
 #include "rawgpu/sim/discovery_table.h"
@@ -622,9 +623,9 @@ void AmdGpu::ih_post(uint32_t client, uint32_t source, uint32_t ring_id, uint32_
   // Write-pointer writeback (the driver reads it from memory instead of over MMIO).
   const uint64_t wb = reg_or_zero(waddr_lo) | (uint64_t{reg_or_zero(waddr_hi)} << 32);
   if (wb != 0) {
-    if (uint8_t* w = host(wb, 4)) {
-      const uint32_t v = regs_[wreg];
-      std::memcpy(w, &v, 4);
+    if (uint8_t* w = host(wb, 4); w != nullptr && reinterpret_cast<uintptr_t>(w) % 4 == 0) {
+      // Released after the entry: a host that reads this word with acquire sees the entry.
+      store_release(reinterpret_cast<volatile uint32_t*>(w), regs_[wreg]);
     }
   }
   if (irq_hook_) irq_hook_();

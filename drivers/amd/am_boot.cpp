@@ -16,6 +16,7 @@
 #include "rawgpu/autogen/amd/regs/osssys_7_0_0.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
+#include "rawgpu/base/shared_memory.h"
 #include "rawgpu/drivers/amd/pci_device.h"
 
 namespace rawgpu::drivers::amd {
@@ -419,8 +420,8 @@ Status Ih::hw_init(bool) {
 
 std::vector<IhEntry> Ih::scan() {
   if (!ring_ || !wptr_ || !reader_) return {};
-  uint32_t w = 0;
-  std::memcpy(&w, wptr_->host, 4);  // the GPU's writeback: no MMIO read
+  // The GPU's writeback (no MMIO read), acquired: the entries before it are visible.
+  const uint32_t w = load_acquire(reinterpret_cast<const volatile uint32_t*>(wptr_->host));
   auto r = reader_->read(w);
   if (!r) {
     // A write pointer the IH cannot produce: note it once, keep the ring as it was.

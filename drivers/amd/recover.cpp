@@ -65,8 +65,9 @@ Status PciAmdDevice::probe() {
       "the probe queue's WRITE_DATA",
       [&] {
         dev_.poll();
-        std::memcpy(&v, probe_buf_.cpu, 4);
-        return v == kProbeValue && load_acquire(q.rptr) == 5;
+        if (load_acquire(q.rptr) != 5) return false;  // acquired: the write before it is visible
+        v = load_acquire(reinterpret_cast<const volatile uint32_t*>(probe_buf_.cpu));
+        return v == kProbeValue;
       },
       po,
       [&] {
