@@ -16,8 +16,10 @@
 //    programmed through BAR5 under GRBM_GFX_CNTL's me 1 / pipe / queue selection, CP_HQD_ACTIVE
 //    last; doorbells are 64-bit writes into BAR2.
 //  * Copy queues: SDMA engine 0 and 1, queue 0 (SDMAn_QUEUE0_* registers, RB_ENABLE last).
-//  * Faults: the GCVM L2 protection-fault registers decoded. Until the interrupt-handler ring
-//    exists (issue 17), a queue's decoded stop reason comes from an optional diagnostics hook.
+//  * Faults: the GCVM L2 protection-fault registers decoded, plus the interrupt ring's entries
+//    (ih.h) scanned on poll and fault queries; a queue's stop is still detected through an
+//    optional diagnostics hook (the simulator's) and the latched fault registers.
+//  * recover(): the recovery ladder (queue reset, MEC reset, mode-1 reset, function reset).
 //
 //  * Page-table changes are followed by an HDP flush and a GC-hub TLB invalidation (flush_tlb);
 //    the simulated GPU translates only through the tables as they were at the last
@@ -52,8 +54,8 @@ namespace rawgpu::drivers::amd {
 struct PciAmdOptions {
   // Device name (AmdDevice::name); empty: the function's name.
   std::string name;
-  // The decoded reason a queue stopped, where the platform can say (the simulator; later the
-  // IH ring). Empty: healthy.
+  // The decoded reason a queue stopped, where the platform can say (the simulator's queue
+  // state; on hardware the interrupt ring, decoded by the driver itself). Empty: healthy.
   std::function<std::string()> diagnostics;
   // The boot (boot.h): firmware directories, forced reset, progress.
   BootOptions boot;
