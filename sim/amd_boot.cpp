@@ -334,6 +334,8 @@ void AmdGpu::psp_ring_control(uint32_t command) {
     return;
   }
   boot_.km_ring = true;
+  psp_ring_mc_ = mc;
+  psp_ring_bytes_ = bytes;  // latched: later C2PMSG_69..71 writes do not move the live ring
   psp_rptr_ = 0;
   regs_[kPsp64] = kReady;
 }
@@ -343,8 +345,8 @@ void AmdGpu::psp_submit(uint32_t wptr) {
     boot_error("C2PMSG_67 write with no KM ring: ignored");
     return;
   }
-  const uint64_t ring_mc = reg_or_zero(kPsp69) | (uint64_t{reg_or_zero(kPsp70)} << 32);
-  const uint32_t ring_dw = reg_or_zero(kPsp71) / 4;
+  const uint64_t ring_mc = psp_ring_mc_;
+  const uint32_t ring_dw = psp_ring_bytes_ / 4;  // >= 1024: checked at creation
   constexpr uint32_t kFrameDw = sizeof(psp::psp_gfx_rb_frame) / 4;
   static_assert(sizeof(psp::psp_gfx_rb_frame) == 64);
   if (wptr % kFrameDw != 0) {

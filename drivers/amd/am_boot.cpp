@@ -141,13 +141,12 @@ Status AmBoot::step(const char* block, std::string name, const std::function<Sta
   s.device = clock().now() - d0;
   s.mmio_reads = counter->reads - r0;
   s.mmio_writes = counter->writes - w0;
+  const std::string context = strformat("boot step %s: %s", block, s.name.c_str());
   if (report != nullptr) {
-    report->steps.push_back(s);
+    report->steps.push_back(std::move(s));
     if (options.progress) options.progress(report->steps.back());
   }
-  if (!st)
-    return std::move(st).take_error().with_context(
-        strformat("boot step %s: %s", block, report ? report->steps.back().name.c_str() : ""));
+  if (!st) return std::move(st).take_error().with_context(context);
   return {};
 }
 
@@ -462,7 +461,5 @@ Status Sdma::hw_init(bool) {
     return {};
   });
 }
-
-void Sdma::fini() {}
 
 }  // namespace rawgpu::drivers::amd

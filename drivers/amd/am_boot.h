@@ -250,7 +250,6 @@ class Sdma final : public AmIp {
   using AmIp::AmIp;
   const char* name() const override { return "SDMA"; }
   Status hw_init(bool warm) override;
-  void fini() override;
 };
 
 }  // namespace rawgpu::drivers::amd

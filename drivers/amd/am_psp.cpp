@@ -115,7 +115,8 @@ Status Psp::bootloader(const FirmwareBlob& blob) {
   if (command == 0)
     return make_error(Errc::kUnsupported, "PSP bootloader component %.*s has no command",
                       int(blob.name.size()), blob.name.data());
-  if (blob.size > kMsg1Bytes)
+  const uint64_t padded = (blob.size + 15) / 16 * 16 + 16;  // zero tail, as the reference pads
+  if (padded > kMsg1Bytes)
     return make_error(Errc::kOutOfRange, "PSP component %.*s is %s, more than the 1 MiB staging",
                       int(blob.name.size()), blob.name.data(), format_bytes(blob.size).c_str());
   constexpr const char* kHint =
@@ -124,7 +125,6 @@ Status Psp::bootloader(const FirmwareBlob& blob) {
   RG_TRY(b_.wait_reg("the PSP bootloader ready (C2PMSG_35 bit 31)", r35_, kReady, kReady,
                      seconds(1), kHint));
   uint8_t* m = b_.vram(msg1_);
-  const uint64_t padded = (blob.size + 15) / 16 * 16 + 16;
   std::memset(m, 0, padded);
   std::memcpy(m, blob.bytes.data(), blob.size);
   RG_TRY(b_.hdp_flush());
@@ -255,6 +255,9 @@ Status Psp::hw_init(bool warm) {
   for (const FirmwareBlob& blob : sos->info.blobs) {
     if (blob.path != BlobPath::kToc) continue;
     RG_TRY(b_.step("PSP", "LOAD_TOC", [&]() -> Status {
+      if (blob.size > kFwBytes)
+        return make_error(Errc::kOutOfRange, "the TOC is %s, more than the %s staging",
+                          format_bytes(blob.size).c_str(), format_bytes(kFwBytes).c_str());
       std::memcpy(b_.vram(fw_), blob.bytes.data(), blob.size);
       const uint64_t mc = b_.mc(fw_);
       tmr_size = RG_TRY(command(psp::GFX_CMD_ID_LOAD_TOC, "TOC", [&](uint8_t* cmd) {

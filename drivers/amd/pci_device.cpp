@@ -80,9 +80,10 @@ PciAmdDevice::~PciAmdDevice() {
     }
     // The blocks' fini (the IH stops writing into host memory), then the clean-exit mark a
     // later warm boot checks: 0 unless a queue or VM fault was seen.
+    // A boot that failed part-way leaves 1 too, so no later process warm-boots over it.
     if (boot_ != nullptr && boot_report_.steps.size() > 0) {
       scan_interrupts();
-      boot_->fini(ih_errors_.empty() ? 0 : 1);
+      boot_->fini(booted_ && ih_errors_.empty() ? 0 : 1);
     }
   }
   // One TLB flush for all of them (the queues are gone; nothing translates meanwhile).
@@ -181,6 +182,7 @@ Status PciAmdDevice::init() {
   boot_ = std::make_unique<AmBoot>(*this, options_.boot);
   boot_->counter = counted_.get();
   RG_TRY(boot_->run(boot_report_));
+  booted_ = true;
   mm_->finish_boot();
   RG_LOG("amd", 1, "%s: %s boot of %s (GC %s) in %s, %s VRAM through a %s BAR0, page tables at %s",
          name_.c_str(), std::string(boot_kind_name(boot_report_.kind)).c_str(), target_.c_str(),

@@ -267,6 +267,24 @@ TEST_P(AmBootTest, RecoveryClimbsTheLadderOnlyAsFarAsNeeded) {
   rungs(3, "mode-1 reset");  // and once the SMU answers again, the device comes back
 }
 
+// A driver that moves the KM ring's registers after creating it, or submits a wptr that is not
+// a frame boundary, does not take the simulated sOS down (no division by a zero ring size).
+TEST_P(AmBootTest, HostileRingRegisterWritesAreRefusedNotCrashes) {
+  auto d = open();
+  ASSERT_NE(d, nullptr);
+  const uint32_t mp0 = sim::bases::kMp[0];
+  using mp = autogen::amd::mp_13_0_0;
+  fn_->gpu().write_reg(mp0 + mp::MP0_SMN_C2PMSG_71::kInfo.offset, 0);
+  fn_->gpu().write_reg(mp0 + mp::MP0_SMN_C2PMSG_67::kInfo.offset, 0xfffffff0u);
+  fn_->gpu().write_reg(mp0 + mp::MP0_SMN_C2PMSG_67::kInfo.offset, 7);
+  const sim::BootStatus s = fn_->gpu().boot_status();
+  // The empty frames up to the bogus wptr point nowhere: refused, recorded (the first 64).
+  ASSERT_EQ(s.errors.size(), 64u);
+  EXPECT_NE(s.errors.front().find("outside the framebuffer"), std::string::npos)
+      << s.errors.front();
+  expect_queue_works(*d);
+}
+
 struct BootFault {
   const char* name;
   FaultRule rule;
@@ -317,6 +335,7 @@ TEST_P(AmBootTest, EveryBootStepFaultIsATypedErrorAndTheNextBootSucceeds) {
     EXPECT_EQ(d.error().code(), f.code) << d.error().to_string();
     EXPECT_NE(d.error().to_string().find("boot step"), std::string::npos) << d.error().to_string();
     EXPECT_NE(d.error().to_string().find(f.message), std::string::npos) << d.error().to_string();
+    EXPECT_EQ(fn_->gpu().read_reg(kScratch6), 1u);  // a failed boot is never warm-booted over
     if (std::string(f.name) == "rlc_autoload") {
       EXPECT_NE(d.error().to_string().find("RLC autoload"), std::string::npos);
     }

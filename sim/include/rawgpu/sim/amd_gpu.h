@@ -406,7 +406,9 @@ class AmdGpu final {
   std::string fault_text_;
   // Boot-time engines.
   BootStatus boot_;
-  uint64_t psp_rptr_ = 0;      // KM ring read pointer (dwords)
+  uint64_t psp_rptr_ = 0;     // KM ring read pointer (dwords)
+  uint64_t psp_ring_mc_ = 0;  // the KM ring as created (C2PMSG_69/70/71 at INIT_GPCOM_RING)
+  uint32_t psp_ring_bytes_ = 0;
   uint32_t mec_pipes_ = 0;     // MEC pipes that run (bit per pipe of ME 1)
   uint32_t sdma_engines_ = 0;  // SDMA engines that run (bit per engine)
   IhStatus ih_;

@@ -196,6 +196,7 @@ class PciAmdDevice final : public AmdDevice {
   std::unique_ptr<CountingMmio> counted_;  // BAR5 with access counts (the boot report)
   std::unique_ptr<AmBoot> boot_;
   BootReport boot_report_;
+  bool booted_ = false;  // the boot at open completed
   mutable std::vector<std::string> ih_errors_;
   mutable uint64_t ih_entries_ = 0;
   DeviceBuffer probe_buf_;  // the recovery probe's target
