@@ -104,6 +104,8 @@ void AmdGpu::thread_main() {
       if (q->active) run_queue(*q);
     for (auto& q : sdma_queues_)
       if (q->active) run_sdma(*q);
+    ++passes_;
+    pass_cv_.notify_all();
     cv_.wait_for(lock, std::chrono::microseconds(20),
                  [&] { return stop_ || doorbell_seq_ != seq; });
   }
@@ -290,7 +292,14 @@ void AmdGpu::ring_doorbell(uint32_t index, uint64_t value) {
 
 void AmdGpu::poll() {
   if (threaded_) {
-    std::this_thread::yield();  // the device thread makes progress
+    // The device thread holds mu_ for a whole pass, so the next pass to finish began after
+    // this point: wait for it (waking the thread from its 20 us wait).
+    std::unique_lock<std::recursive_mutex> lock(mu_);
+    const uint64_t want = passes_ + 1;
+    ++doorbell_seq_;
+    cv_.notify_one();
+    pass_cv_.wait_for(lock, std::chrono::milliseconds(20),
+                      [&] { return stop_ || passes_ >= want; });
     return;
   }
   for (auto& q : queues_)

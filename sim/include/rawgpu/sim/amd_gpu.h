@@ -99,7 +99,11 @@ struct AmdGpuConfig {
   // benchmarks time host-side submission without the simulated execution).
   bool process_on_doorbell = true;
   // true: a device thread processes the queues asynchronously (doorbells wake it; blocked waits
-  // are re-polled every 20 us; poll() only yields), to expose host/device races. Default:
+  // are re-polled every 20 us), to expose host/device races. poll() then waits (up to 20 ms of
+  // real time) for one whole pass of the device thread over the queues, so that a driver's
+  // timeout in the function's virtual clock, which advances in its polls and sleeps, measures
+  // device progress as it does on hardware rather than how often the host thread was scheduled
+  // first on a loaded machine. Default:
   // the environment variable RAWGPU_SIM_THREAD=1 (so a whole test suite can run in this mode).
   bool device_thread = sim_thread_from_env();
   static bool sim_thread_from_env();
@@ -396,6 +400,8 @@ class AmdGpu final {
   std::thread thread_;
   bool stop_ = false;
   uint64_t doorbell_seq_ = 0;
+  uint64_t passes_ = 0;  // whole passes of the device thread over the queues
+  std::condition_variable_any pass_cv_;
   DispatchExecutor* executor_ = nullptr;
   FaultPlan* faults_ = nullptr;  // set at creation, never changed
   uint64_t clock_ = 0;
