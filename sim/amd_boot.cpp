@@ -244,6 +244,27 @@ void AmdGpu::update_engine_gates() {
   }
 }
 
+template <class GC>
+void AmdGpu::sdma_soft_reset(uint32_t engines) {
+  using B = Blocks<GC>;
+  if (engines == 0) return;
+  for (unsigned e = 0; e < 2; ++e) {
+    if ((engines & (1u << e)) == 0) continue;
+    sdma_wedged_ &= ~(1u << e);
+    for (auto& q : sdma_queues_) {
+      if (!q->active || q->engine != e) continue;
+      q->active = false;
+      q->status.stopped = true;
+      q->status.hung = q->status.waiting = false;
+      q->status.error = "deactivated by an SDMA soft reset";
+    }
+    sdma_queue_[e] = ~0u;
+    // Out of reset the engine's microcontroller is halted (bit 0 of F32_CNTL / MCU_CNTL).
+    regs_[e == 0 ? gc_reg<typename B::Sdma0Halt>() : gc_reg<typename B::Sdma1Halt>()] |= 1u;
+  }
+  update_engine_gates();
+}
+
 // ---- register side effects ---------------------------------------------------------------------
 
 template <class GC>
@@ -264,6 +285,10 @@ bool AmdGpu::on_boot_register_write(uint32_t reg, uint32_t value) {
     update_engine_gates();
   } else if (reg == at<typename B::Oss::IH_RB_CNTL>(bases::kOsssys)) {
     ih_configure();
+  } else if (reg == gc_reg<typename GC::GRBM_SOFT_RESET>()) {
+    using R = typename GC::GRBM_SOFT_RESET;
+    sdma_soft_reset<GC>((R::SOFT_RESET_SDMA0.get(value) ? 1u : 0u) |
+                        (R::SOFT_RESET_SDMA1.get(value) ? 2u : 0u));
   } else {
     return false;
   }

@@ -234,6 +234,7 @@ void AmdGpu::function_reset() {
   hqd_regs_.clear();
   hqd_queue_.clear();
   sdma_queue_[0] = sdma_queue_[1] = ~0u;
+  sdma_wedged_ = 0;
   vm_ = {};
   tlb_.clear();
   fault_status_ = 0;

@@ -18,6 +18,7 @@ const char* trigger_name(FaultRule::Trigger t) {
     case FaultRule::Trigger::kWaitRegMem: return "WAIT_REG_MEM";
     case FaultRule::Trigger::kPspCommand: return "PSP command";
     case FaultRule::Trigger::kSmuMessage: return "SMU message";
+    case FaultRule::Trigger::kSdmaPoll: return "SDMA POLL_REGMEM";
   }
   return "?";
 }
@@ -48,7 +49,7 @@ constexpr TriggerSpelling kTriggers[] = {
     {"doorbell", Trigger::kDoorbell},          {"alloc-dma", Trigger::kAllocDma},
     {"dispatch", Trigger::kDispatch},          {"va-access", Trigger::kVaAccess},
     {"wait-reg-mem", Trigger::kWaitRegMem},    {"psp-command", Trigger::kPspCommand},
-    {"smu-message", Trigger::kSmuMessage},
+    {"smu-message", Trigger::kSmuMessage},     {"sdma-poll", Trigger::kSdmaPoll},
 };
 
 struct ActionSpelling {
@@ -66,7 +67,7 @@ constexpr ActionSpelling kActions[] = {
      Action::kWaveError,
      {Trigger::kDispatch, Trigger::kDispatch, Trigger::kDispatch}},
     {"vm-fault", Action::kVmFault, {Trigger::kVaAccess, Trigger::kVaAccess, Trigger::kVaAccess}},
-    {"hang", Action::kHang, {Trigger::kDispatch, Trigger::kWaitRegMem, Trigger::kWaitRegMem}},
+    {"hang", Action::kHang, {Trigger::kDispatch, Trigger::kWaitRegMem, Trigger::kSdmaPoll}},
 };
 
 // A decimal or 0x-hex unsigned 64-bit number, all of `t`.
@@ -126,7 +127,7 @@ Result<FaultRule> parse_rule(std::string_view text, size_t index) {
   if (!found)
     return bad("unknown trigger '" + std::string(trig) +
                "' (register-read, register-write, doorbell, alloc-dma, dispatch, va-access, "
-               "wait-reg-mem, psp-command, smu-message)");
+               "wait-reg-mem, psp-command, smu-message, sdma-poll)");
   const size_t comma = rest.find(',');
   std::string_view act = rest.substr(0, comma);
   std::string_view keys =

@@ -61,6 +61,7 @@ Status AmdGpu::copy(GpuVa dst, GpuVa src, uint64_t bytes) {
 
 void AmdGpu::run_sdma(SdmaQueue& q) {
   if ((sdma_engines_ & (1u << q.engine)) == 0) return;  // halted, or no firmware
+  if ((sdma_wedged_ & (1u << q.engine)) != 0) return;   // stuck in a packet until a reset
   const uint64_t ring = q.ring_bytes;
   while (!q.status.stopped) {
     if (!q.in_ib) {
@@ -224,6 +225,14 @@ bool AmdGpu::step_sdma(SdmaQueue& q) {
         return stop("POLL_REGMEM on a register is not simulated");
       }
       if (fn > 6) return stop(strformat("POLL_REGMEM function %u invalid", fn));
+      FaultRule rule;
+      if (faults_ != nullptr && faults_->watches(FaultRule::Trigger::kSdmaPoll) &&
+          faults_->fire(FaultRule::Trigger::kSdmaPoll, q.engine, &rule) &&
+          rule.action == FaultRule::Action::kHang) {
+        sdma_wedged_ |= 1u << q.engine;  // the engine never leaves this packet
+        q.status.hung = q.status.waiting = true;
+        return false;
+      }
       auto v = read32(GpuVa(addr64(w, P::ADDR_LO_addr_31_0, P::ADDR_HI_addr_63_32)));
       if (!v) return stop("POLL_REGMEM: " + v.error().message());
       const uint32_t val = *v & static_cast<uint32_t>(field(w, P::MASK_mask));

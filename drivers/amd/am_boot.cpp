@@ -94,7 +94,7 @@ AmBoot::AmBoot(PciAmdDevice& d, BootOptions o) : dev(d), options(std::move(o)) {
   psp = add(std::make_unique<Psp>(*this));
   smu = add(std::make_unique<Smu>(*this));
   gfx = add(std::make_unique<Gfx>(*this));
-  add(std::make_unique<Sdma>(*this));
+  sdma = add(std::make_unique<Sdma>(*this));
 }
 
 AmBoot::~AmBoot() = default;
@@ -445,21 +445,48 @@ void Ih::fini() {
 
 // ---- SDMA --------------------------------------------------------------------------------------
 
+void Sdma::set_halt(bool halt) {
+  const uint32_t h = halt ? 1 : 0;
+  if (b_.gc12()) {
+    using M0 = gc12::SDMA0_MCU_CNTL;
+    using M1 = gc12::SDMA1_MCU_CNTL;
+    b_.wr(b_.dev.gc<M0>(), M0::update(b_.rd(b_.dev.gc<M0>()), M0::HALT(h)));
+    b_.wr(b_.dev.gc<M1>(), M1::update(b_.rd(b_.dev.gc<M1>()), M1::HALT(h)));
+  } else {
+    using F0 = gc11::SDMA0_F32_CNTL;
+    using F1 = gc11::SDMA1_F32_CNTL;
+    b_.wr(b_.dev.gc<F0>(), F0::update(b_.rd(b_.dev.gc<F0>()), F0::HALT(h)));
+    b_.wr(b_.dev.gc<F1>(), F1::update(b_.rd(b_.dev.gc<F1>()), F1::HALT(h)));
+  }
+}
+
 Status Sdma::hw_init(bool) {
   return b_.step("SDMA", "engines unhalted", [&]() -> Status {
-    if (b_.gc12()) {
-      using M0 = gc12::SDMA0_MCU_CNTL;
-      using M1 = gc12::SDMA1_MCU_CNTL;
-      b_.wr(b_.dev.gc<M0>(), M0::update(b_.rd(b_.dev.gc<M0>()), M0::HALT(0)));
-      b_.wr(b_.dev.gc<M1>(), M1::update(b_.rd(b_.dev.gc<M1>()), M1::HALT(0)));
-    } else {
-      using F0 = gc11::SDMA0_F32_CNTL;
-      using F1 = gc11::SDMA1_F32_CNTL;
-      b_.wr(b_.dev.gc<F0>(), F0::update(b_.rd(b_.dev.gc<F0>()), F0::HALT(0)));
-      b_.wr(b_.dev.gc<F1>(), F1::update(b_.rd(b_.dev.gc<F1>()), F1::HALT(0)));
-    }
+    set_halt(false);
     return {};
   });
+}
+
+// GRBM_SOFT_RESET.SOFT_RESET_SDMA0/1: set, read back (posts the write), hold 50 us, clear.
+template <class GC>
+void Sdma::pulse_soft_reset() {
+  using R = typename GC::GRBM_SOFT_RESET;
+  const uint32_t reg = b_.dev.gc<R>();
+  b_.wr(reg, R::encode(R::SOFT_RESET_SDMA0(1) | R::SOFT_RESET_SDMA1(1)));
+  (void)b_.rd(reg);
+  b_.sleep(std::chrono::microseconds(50));
+  b_.wr(reg, 0);
+  (void)b_.rd(reg);
+}
+
+Status Sdma::reset_engines() {
+  set_halt(true);
+  if (b_.gc12())
+    pulse_soft_reset<gc12>();
+  else
+    pulse_soft_reset<gc11>();
+  set_halt(false);
+  return {};
 }
 
 }  // namespace rawgpu::drivers::amd

@@ -141,6 +141,7 @@ class AmBoot {
   class Smu* smu = nullptr;
   class Gfx* gfx = nullptr;
   class Ih* ih = nullptr;
+  class Sdma* sdma = nullptr;
 
  private:
   Status load_firmware();
@@ -250,6 +251,14 @@ class Sdma final : public AmIp {
   using AmIp::AmIp;
   const char* name() const override { return "SDMA"; }
   Status hw_init(bool warm) override;
+  // The recovery ladder's SDMA rung: both engines halted, GRBM_SOFT_RESET.SOFT_RESET_SDMA0/1
+  // pulsed, then unhalted (their queues are gone; the rings are programmed again on create).
+  Status reset_engines();
+
+ private:
+  void set_halt(bool halt);
+  template <class GC>
+  void pulse_soft_reset();
 };
 
 }  // namespace rawgpu::drivers::amd

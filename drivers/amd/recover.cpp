@@ -1,11 +1,12 @@
 // PciAmdDevice's recovery ladder (issue 17 §5, amd.md §10.4): after a fault or a hang, each rung
 // is tried only when the one before did not bring the device back, and "back" means a probe
-// queue executes a packet within 100 ms of the function's clock:
+// compute queue and each SDMA engine execute a packet within 100 ms of the function's clock:
 //   1. queue reset: every HQD dequeued (waves reset), the SDMA rings stopped, the VM fault latch
 //      cleared;
 //   2. MEC reset: the CP soft-reset (GC 11) and the MEC's pipes restarted;
-//   3. mode-1 reset through the SMU, then every IP block's cold hardware init again;
-//   4. PCI function reset, then rung 3 again.
+//   3. SDMA engine reset: both engines halted, soft-reset through GRBM_SOFT_RESET and restarted;
+//   4. mode-1 reset through the SMU, then every IP block's cold hardware init again;
+//   5. PCI function reset, then rung 4 again.
 // Every queue is gone afterwards (create new ones); buffers and their mappings stay.
 #include <chrono>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "rawgpu/autogen/amd/pm4_nvd.h"
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
 #include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
+#include "rawgpu/autogen/amd/sdma_v6.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
 #include "rawgpu/base/shared_memory.h"
@@ -25,7 +27,9 @@ namespace {
 using gc11 = autogen::amd::gc_11_0_0;
 using gc12 = autogen::amd::gc_12_0_0;
 namespace pm4 = autogen::amd::pm4_nvd;
+namespace sd = autogen::amd::sdma_v6;
 constexpr uint32_t kProbeValue = 0x9e0bead5u;
+constexpr unsigned kSdmaEngines = 2;  // GC 11 and 12 parts: two engines, queue 0 each
 
 }  // namespace
 
@@ -49,30 +53,68 @@ void PciAmdDevice::drop_queues() {
 Status PciAmdDevice::probe() {
   if (!probe_buf_.valid()) probe_buf_ = RG_TRY(alloc(4096, BufferPlacement::kHost));
   std::memset(probe_buf_.cpu, 0, 16);
-  const ComputeQueueDesc q = RG_TRY(create_compute_queue(4096));
+  auto* words = reinterpret_cast<const volatile uint32_t*>(probe_buf_.cpu);
   const GpuVa dst = probe_buf_.va;
-  const uint32_t pkt[] = {(3u << 30) | (3u << 16) | (pm4::PACKET3_WRITE_DATA << 8),
-                          pm4::WRITE_DATA_DST_SEL(5), static_cast<uint32_t>(dst.raw()),
-                          static_cast<uint32_t>(dst.raw() >> 32), kProbeValue};
-  std::memcpy(q.ring.cpu, pkt, sizeof pkt);
-  *q.wptr = 5;
-  ring_doorbell(q.doorbell, 5);
-  PollOptions po;
-  po.timeout = std::chrono::milliseconds(100);
-  po.clock = &dev_.clock();
-  uint32_t v = 0;
-  Status st = poll_until(
-      "the probe queue's WRITE_DATA",
-      [&] {
-        dev_.poll();
-        if (load_acquire(q.rptr) != 5) return false;  // acquired: the write before it is visible
-        v = load_acquire(reinterpret_cast<const volatile uint32_t*>(probe_buf_.cpu));
-        return v == kProbeValue;
-      },
-      po,
-      [&] {
-        return strformat("rptr %llu, value 0x%08x", (unsigned long long)load_acquire(q.rptr), v);
-      });
+  // A WRITE_DATA through a compute queue (word 0) and a FENCE through each SDMA engine's queue 0
+  // (words 1 and 2). Every queue is dropped again afterwards, answered or not.
+  ComputeQueueDesc q;
+  CopyQueueDesc copies[kSdmaEngines];
+  unsigned engines = 0;
+  auto submit = [&]() -> Status {
+    q = RG_TRY(create_compute_queue(4096));
+    const uint32_t pkt[] = {(3u << 30) | (3u << 16) | (pm4::PACKET3_WRITE_DATA << 8),
+                            pm4::WRITE_DATA_DST_SEL(5), static_cast<uint32_t>(dst.raw()),
+                            static_cast<uint32_t>(dst.raw() >> 32), kProbeValue};
+    std::memcpy(q.ring.cpu, pkt, sizeof pkt);
+    *q.wptr = 5;
+    ring_doorbell(q.doorbell, 5);
+    for (; engines < kSdmaEngines; ++engines) {
+      CopyQueueDesc& c = copies[engines];
+      c = RG_TRY(create_copy_queue(4096));
+      using F = sd::FENCE;
+      const uint64_t at = dst.raw() + 4 * (1 + engines);
+      uint32_t fence[F::kDwords] = {};
+      fence[0] = sd::SDMA_OP_FENCE;
+      fence[F::ADDR_LO_addr_31_0.lo / 32] = static_cast<uint32_t>(at);
+      fence[F::ADDR_HI_addr_63_32.lo / 32] = static_cast<uint32_t>(at >> 32);
+      fence[F::DATA_data.lo / 32] = kProbeValue + 1 + engines;
+      std::memcpy(c.ring.cpu, fence, sizeof fence);
+      *c.wptr = sizeof fence;
+      ring_doorbell(c.doorbell, sizeof fence);
+    }
+    return {};
+  };
+  auto answered = [&](unsigned i) {  // acquire the rptr first: the write before it is visible
+    if (i == 0) return load_acquire(q.rptr) == 5 && load_acquire(&words[0]) == kProbeValue;
+    return load_acquire(copies[i - 1].rptr) == 4 * sd::FENCE::kDwords &&
+           load_acquire(&words[i]) == kProbeValue + i;
+  };
+  Status st = submit();
+  if (st) {
+    PollOptions po;
+    po.timeout = std::chrono::milliseconds(100);
+    po.clock = &dev_.clock();
+    st = poll_until(
+        "the probe queues (a compute WRITE_DATA, an SDMA FENCE per engine)",
+        [&] {
+          dev_.poll();
+          for (unsigned i = 0; i <= kSdmaEngines; ++i)
+            if (!answered(i)) return false;
+          return true;
+        },
+        po,
+        [&] {
+          std::string s;
+          for (unsigned i = 0; i <= kSdmaEngines; ++i) {
+            if (answered(i)) continue;
+            s += s.empty() ? "" : "; ";
+            s += i == 0 ? strformat("compute: rptr %llu", (unsigned long long)load_acquire(q.rptr))
+                        : strformat("SDMA%u: rptr %llu bytes", i - 1,
+                                    (unsigned long long)load_acquire(copies[i - 1].rptr));
+          }
+          return "no answer from " + s;
+        });
+  }
   if (gc_version_ >= 120000)
     drop_queues<gc12>();
   else
@@ -116,6 +158,11 @@ Result<std::vector<RecoveryRung>> PciAmdDevice::recover() {
     if (st) boot_report_ = std::move(r);
     return st;
   };
+  if (attempt("SDMA engine reset", [&]() -> Status {
+        RG_TRY(drop());
+        return boot_->sdma->reset_engines();
+      }))
+    return rungs;
   if (attempt("mode-1 reset", reboot)) return rungs;
   if (attempt("function reset", [&]() -> Status {
         RG_TRY(dev_.reset());

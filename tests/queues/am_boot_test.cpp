@@ -13,6 +13,7 @@
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
 #include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
 #include "rawgpu/autogen/amd/regs/mp_13_0_0.h"
+#include "rawgpu/autogen/amd/sdma_v6.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/poll.h"
 #include "rawgpu/base/shared_memory.h"
@@ -244,11 +245,51 @@ TEST_P(AmBootTest, RecoveryClimbsTheLadderOnlyAsFarAsNeeded) {
   const uint32_t mec = sim::bases::kGc[1] + autogen::amd::gc_11_0_0::CP_MEC_RS64_CNTL::kInfo.offset;
   fn_->gpu().write_reg(mec, 1u << 30);  // MEC_HALT
   rungs(2, "MEC reset");
+  // SDMA engine 1 wedged inside a POLL_REGMEM: with its ring disabled or re-created it runs
+  // nothing, and the MEC reset does not touch it; the engine's soft reset frees it.
+  {
+    FaultRule w;
+    w.trigger = FaultRule::Trigger::kSdmaPoll;
+    w.target = 1;
+    w.action = FaultRule::Action::kHang;
+    fn_->add_fault(w);
+    (void)d->create_copy_queue(4096).value();  // engine 0
+    const CopyQueueDesc c = d->create_copy_queue(4096).value();
+    const size_t id = fn_->gpu().copy_queue_count() - 1;
+    const DeviceBuffer word = d->alloc(4096, BufferPlacement::kHost).value();
+    namespace sd = autogen::amd::sdma_v6;
+    using P = sd::POLL_REGMEM;
+    const uint32_t poll[P::kDwords] = {sd::SDMA_OP_POLL_REGMEM | (3u << 28) | (1u << 31),
+                                       static_cast<uint32_t>(word.va.raw()),
+                                       static_cast<uint32_t>(word.va.raw() >> 32),
+                                       0,
+                                       0xffffffffu,
+                                       0x100010};
+    std::memcpy(c.ring.cpu, poll, sizeof poll);
+    *c.wptr = sizeof poll;
+    d->ring_doorbell(c.doorbell, sizeof poll);
+    EXPECT_TRUE(poll_until("the SDMA wedge", [&] {
+      d->poll();
+      return fn_->gpu().copy_queue_status(static_cast<uint32_t>(id)).hung;
+    }));
+    fn_->clear_faults();
+    auto r = d->recover();
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    ASSERT_EQ(r->size(), 3u);
+    EXPECT_EQ(r->back().name, "SDMA engine reset");
+    EXPECT_TRUE(r->back().recovered);
+    // The rungs below name the engine that did not answer, and only it.
+    EXPECT_NE((*r)[1].detail.find("no answer from SDMA1: rptr 0 bytes"), std::string::npos)
+        << (*r)[1].detail;
+    EXPECT_EQ((*r)[1].detail.find("SDMA0:"), std::string::npos) << (*r)[1].detail;
+    EXPECT_EQ((*r)[1].detail.find("compute:"), std::string::npos) << (*r)[1].detail;
+    expect_queue_works(*d);
+  }
   // The GC lost its firmware and VM context (what a GC-level reset leaves): a mode-1 reset and
   // a cold bring-up.
   const uint64_t m1 = fn_->gpu().boot_status().mode1_resets;
   fn_->gpu().function_reset();
-  rungs(3, "mode-1 reset");
+  rungs(4, "mode-1 reset");
   EXPECT_EQ(fn_->gpu().boot_status().mode1_resets, m1 + 1);
   EXPECT_EQ(d->boot_report().kind, BootKind::kColdReset);
   // The SMU dead too: every rung fails, and the error lists them all.
@@ -261,10 +302,73 @@ TEST_P(AmBootTest, RecoveryClimbsTheLadderOnlyAsFarAsNeeded) {
   auto r = d->recover();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code(), Errc::kHardware);
-  for (const char* n : {"queue reset", "MEC reset", "mode-1 reset", "function reset"})
+  for (const char* n :
+       {"queue reset", "MEC reset", "SDMA engine reset", "mode-1 reset", "function reset"})
     EXPECT_NE(r.error().to_string().find(n), std::string::npos) << n;
   fn_->clear_faults();
-  rungs(3, "mode-1 reset");  // and once the SMU answers again, the device comes back
+  rungs(4, "mode-1 reset");  // and once the SMU answers again, the device comes back
+}
+
+// A queue whose packets write into its own allocation, then through a freed buffer's VA, then
+// into another allocation: the write through the freed VA faults (the free unmapped it and
+// flushed the TLB, so the buffer's old pages are not reached through a stale translation), the
+// queue stops there, and no byte of VRAM outside the allocation it wrote changed.
+TEST_P(AmBootTest, AFaultingQueueChangesNoVramOutsideItsOwnAllocation) {
+  sim::AmdPciConfig c;
+  c.gpu.gc_version = GetParam();
+  c.gpu.vram_size = 256ull << 20;  // a whole-VRAM snapshot stays cheap
+  c.faults_from_env = false;
+  fn_ = std::move(sim::AmdPciFunction::create(c).value());
+  auto d = open();
+  ASSERT_NE(d, nullptr);
+  // (The queue first: an allocation after the free may reuse the freed VA.)
+  const ComputeQueueDesc q = d->create_compute_queue(4096).value();
+  const DeviceBuffer mine = d->alloc(64 << 10, BufferPlacement::kVram).value();
+  const DeviceBuffer other = d->alloc(64 << 10, BufferPlacement::kVram).value();
+  const DeviceBuffer freed = d->alloc(64 << 10, BufferPlacement::kVram).value();
+  ASSERT_TRUE(d->free(freed).ok());
+  std::vector<uint32_t> ring;
+  auto write = [&](GpuVa at, uint32_t a, uint32_t b) {
+    const uint32_t pkt[] = {(3u << 30) | (4u << 16) | (pm4::PACKET3_WRITE_DATA << 8),
+                            pm4::WRITE_DATA_DST_SEL(5),
+                            static_cast<uint32_t>(at.raw()),
+                            static_cast<uint32_t>(at.raw() >> 32),
+                            a,
+                            b};
+    ring.insert(ring.end(), std::begin(pkt), std::end(pkt));
+  };
+  write(mine.va + 0x100, 0x11111111, 0x22222222);
+  write(freed.va + 0x40, 0xbad0bad0, 0xbad1bad1);
+  write(other.va + 0x40, 0x33333333, 0x44444444);
+  std::memcpy(q.ring.cpu, ring.data(), ring.size() * 4);
+  const uint8_t* vram = fn_->gpu().vram_base();
+  const std::vector<uint8_t> before(vram, vram + fn_->gpu().vram_size());
+  *q.wptr = ring.size();
+  d->ring_doorbell(q.doorbell, ring.size());
+  ASSERT_TRUE(poll_until("the fault, or the last packet", [&] {
+    d->poll();
+    return d->fault_state().queue_error || load_acquire(q.rptr) == ring.size();
+  }));
+  const FaultState f = d->fault_state();
+  EXPECT_TRUE(f.faulted) << "the write through the freed VA did not fault";
+  EXPECT_EQ(f.address.raw(), (freed.va + 0x40).raw() & ~uint64_t{0xfff}) << f.description;
+  // Every changed byte lies in `mine`, found through the page tables: its VRAM offsets.
+  const uint8_t* after = fn_->gpu().vram_base();
+  std::vector<uint64_t> changed;
+  for (uint64_t page = 0; page < before.size(); page += 4096) {
+    if (std::memcmp(&before[page], after + page, 4096) == 0) continue;
+    for (uint64_t i = page; i < page + 4096; ++i)
+      if (before[i] != after[i]) changed.push_back(i);
+  }
+  ASSERT_EQ(changed.size(), 8u) << "VRAM bytes changed: " << changed.size();
+  uint32_t got[2];
+  std::memcpy(got, after + changed[0], 8);
+  EXPECT_EQ(changed.back() - changed.front(), 7u);
+  EXPECT_EQ(got[0], 0x11111111u);
+  EXPECT_EQ(got[1], 0x22222222u);
+  const auto r = d->recover();
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  expect_queue_works(*d);
 }
 
 // A driver that moves the KM ring's registers after creating it, or submits a wptr that is not

@@ -67,9 +67,10 @@ TEST(FaultPlanText, EverySpellingParses) {
   auto r = parse_fault_rules(
       " dispatch:wave-error=2,nth=3 ; register-read@0xde3:value=0xffffffff,after-us=5000,count=0;"
       "doorbell@3:drop;register-write:drop;alloc-dma:fail,nth=2;va-access:vm-fault,va=0x1000,"
-      "size=4096;wait-reg-mem@0:hang;dispatch:hang;dispatch:wave-error;;");
+      "size=4096;wait-reg-mem@0:hang;dispatch:hang;dispatch:wave-error;;sdma-poll@1:hang;"
+      "smu-message@5:drop;psp-command:fail=7");
   ASSERT_TRUE(r.ok()) << r.error().to_string();
-  ASSERT_EQ(r->size(), 9u);
+  ASSERT_EQ(r->size(), 12u);
   const auto& v = *r;
   EXPECT_EQ(v[0].trigger, Trigger::kDispatch);
   EXPECT_EQ(v[0].action, Action::kWaveError);
@@ -92,6 +93,13 @@ TEST(FaultPlanText, EverySpellingParses) {
   EXPECT_EQ(v[6].action, Action::kHang);
   EXPECT_EQ(v[7].action, Action::kHang);
   EXPECT_EQ(v[8].value, 1u);  // ILLEGAL_INST by default
+  EXPECT_EQ(v[9].trigger, Trigger::kSdmaPoll);
+  EXPECT_EQ(v[9].target, 1u);
+  EXPECT_EQ(v[9].action, Action::kHang);
+  EXPECT_EQ(v[10].trigger, Trigger::kSmuMessage);
+  EXPECT_EQ(v[10].action, Action::kDrop);
+  EXPECT_EQ(v[11].trigger, Trigger::kPspCommand);
+  EXPECT_EQ(v[11].value, 7u);
   EXPECT_TRUE(parse_fault_rules("").value().empty());
 }
 

@@ -321,6 +321,10 @@ class AmdGpu final {
   // Host bytes behind [mc, mc + bytes) of the framebuffer, or nullptr.
   uint8_t* mc_to_host(uint64_t mc, uint64_t bytes);
   void update_engine_gates();  // mec_pipes_ / sdma_engines_ from the registers
+  // GRBM_SOFT_RESET.SOFT_RESET_SDMAn (bit n of `engines`): the engine's state is lost (its
+  // queue 0 stops, the wedge clears) and it comes out of reset halted.
+  template <class GC>
+  void sdma_soft_reset(uint32_t engines);
   void ih_configure();
   // Writes one 8-dword entry into the IH ring (client, source, ring id, vmid, context).
   void ih_post(uint32_t client, uint32_t source, uint32_t ring_id, uint32_t vmid,
@@ -417,6 +421,9 @@ class AmdGpu final {
   uint32_t psp_ring_bytes_ = 0;
   uint32_t mec_pipes_ = 0;     // MEC pipes that run (bit per pipe of ME 1)
   uint32_t sdma_engines_ = 0;  // SDMA engines that run (bit per engine)
+  // Engines wedged inside a packet (fault plan sdma-poll:hang): they run no queue, whatever
+  // their ring registers say, until GRBM_SOFT_RESET.SOFT_RESET_SDMAn resets them.
+  uint32_t sdma_wedged_ = 0;
   IhStatus ih_;
   std::function<void()> irq_hook_;
 };

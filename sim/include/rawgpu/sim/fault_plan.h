@@ -32,6 +32,7 @@ struct FaultRule {
     kWaitRegMem,     // a WAIT_REG_MEM packet on compute queue `target` (~0u: any)
     kPspCommand,     // a PSP KM-ring command with cmd_id `target` (~0u: any)
     kSmuMessage,     // an SMU mailbox message with id `target` (~0u: any; the debug mailbox too)
+    kSdmaPoll,       // a POLL_REGMEM on SDMA engine `target` (~0u: any)
   };
   enum class Action : uint8_t {
     kReadValue,  // register reads return `value` (0xffffffff: the function fell off the bus)
@@ -41,6 +42,7 @@ struct FaultRule {
     kWaveError,  // the dispatch's waves end in an error (the queue stops with it)
     kVmFault,    // the access is refused as a GPUVM permission fault (fault registers latched)
     kHang,       // the dispatch or wait never completes: the queue stays busy until a reset
+                 // (sdma-poll: the whole engine wedges; only its GRBM soft reset frees it)
   };
   Trigger trigger = Trigger::kRegisterRead;
   uint32_t target = ~0u;
@@ -58,12 +60,12 @@ const char* action_name(FaultRule::Action a);
 // Rules from text (RAWGPU_SIM_FAULTS, untrusted): rules separated by ';', each
 //   TRIGGER[@TARGET]:ACTION[=VALUE][,KEY=NUMBER]...
 // triggers: register-read, register-write, doorbell, alloc-dma, dispatch, va-access,
-// wait-reg-mem, psp-command, smu-message; actions: value=N (register reads), drop (register
-// writes, doorbells, smu-message: silence), fail (alloc-dma; psp-command=STATUS and
+// wait-reg-mem, psp-command, smu-message, sdma-poll; actions: value=N (register reads), drop
+// (register writes, doorbells, smu-message: silence), fail (alloc-dma; psp-command=STATUS and
 // smu-message=CODE, default 0xffffffff / 0xff), wave-error[=TYPE] (dispatch; 0 EDC_FUE, 1
-// ILLEGAL_INST, 2 MEMVIOL, 3 EDC_FED), vm-fault (va-access), hang (dispatch, wait-reg-mem); keys:
-// nth, count, after-us (virtual time), va and size (va-access, size > 0). Numbers are decimal or
-// 0x-hex. Example:
+// ILLEGAL_INST, 2 MEMVIOL, 3 EDC_FED), vm-fault (va-access), hang (dispatch, wait-reg-mem,
+// sdma-poll); keys: nth, count, after-us (virtual time), va and size (va-access, size > 0). Numbers
+// are decimal or 0x-hex. Example:
 //   "dispatch:wave-error=2,nth=3;register-read@0xde3:value=0xffffffff,after-us=5000,count=0"
 // kInvalidArgument names the rule, the part and what is allowed.
 Result<std::vector<FaultRule>> parse_fault_rules(std::string_view text);

@@ -19,7 +19,8 @@
 //  * Faults: the GCVM L2 protection-fault registers decoded, plus the interrupt ring's entries
 //    (ih.h) scanned on poll and fault queries; a queue's stop is still detected through an
 //    optional diagnostics hook (the simulator's) and the latched fault registers.
-//  * recover(): the recovery ladder (queue reset, MEC reset, mode-1 reset, function reset).
+//  * recover(): the recovery ladder (queue reset, MEC reset, SDMA engine reset, mode-1 reset,
+//    function reset).
 //
 //  * Page-table changes are followed by an HDP flush and a GC-hub TLB invalidation (flush_tlb);
 //    the simulated GPU translates only through the tables as they were at the last
@@ -111,10 +112,11 @@ class PciAmdDevice final : public AmdDevice {
   // wave errors), oldest first (the first 64), and how many entries were seen in all.
   const std::vector<std::string>& interrupt_errors() const { return ih_errors_; }
   uint64_t interrupts() const { return ih_entries_; }
-  // After a fault or a hang: walks the recovery ladder (queue reset, MEC reset, mode-1 reset,
-  // function reset), each rung only when the one before did not make a probe queue execute a
-  // packet within 100 ms. Every queue is gone afterwards (create new ones); buffers and their
-  // mappings stay. The rungs tried, the last one recovered; kHardware when none did.
+  // After a fault or a hang: walks the recovery ladder (queue reset, MEC reset, SDMA engine
+  // reset, mode-1 reset, function reset), each rung only when the one before did not make the
+  // probe queues (a compute queue, each SDMA engine) execute a packet within 100 ms. Every queue
+  // is gone afterwards (create new ones); buffers and their mappings stay. The rungs tried, the
+  // last one recovered; kHardware when none did.
   Result<std::vector<RecoveryRung>> recover();
 
  private:
