@@ -12,6 +12,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <sys/mman.h>
+#include <sys/sysinfo.h>
+
+#include <cerrno>
+
 #include "cpu_jit.h"
 #include "rawgpu/base/env.h"
 #include "rawgpu/base/format.h"
@@ -21,39 +26,93 @@
 
 namespace rawgpu::compiler {
 
-CpuBuffer::CpuBuffer(DType dtype, size_t count) : dtype_(dtype), count_(count) {
-  const size_t bytes = (std::max<size_t>(nbytes(), 1) + 63) & ~size_t{63};  // aligned_alloc rule
-  data_ = std::aligned_alloc(64, bytes);
-  RG_CHECK(data_ != nullptr, "host allocation of %zu bytes failed", bytes);
-  std::memset(data_, 0, bytes);
+Result<CpuBuffer> CpuBuffer::create(DType dtype, size_t count) {
+  constexpr size_t kMapAt = size_t{1} << 20;  // from 1 MiB: fresh zero pages, no memset
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(count, size_t(itemsize(dtype)), &bytes) || bytes > (SIZE_MAX >> 1))
+    return make_error(Errc::kOverflow, "host buffer of %zu %s elements: the byte size overflows",
+                      count, std::string(dtype_name(dtype)).c_str());
+  CpuBuffer b;
+  b.dtype_ = dtype;
+  b.count_ = count;
+  if (bytes >= kMapAt) {
+    // More than the machine's RAM and swap together can never be backed, whatever the kernel's
+    // overcommit policy lets mmap promise (with overcommit "always" the kernel would accept it
+    // and the kernel's OOM killer would end the process on the first writes instead).
+    struct sysinfo si{};
+    if (::sysinfo(&si) == 0) {
+      const unsigned __int128 total =
+          (static_cast<unsigned __int128>(si.totalram) + si.totalswap) * si.mem_unit;
+      if (bytes > total)
+        return make_error(Errc::kOutOfMemory,
+                          "host buffer of %s (%zu %s elements): more than this machine's RAM "
+                          "and swap (%s)",
+                          format_bytes(bytes).c_str(), count,
+                          std::string(dtype_name(dtype)).c_str(),
+                          format_bytes(static_cast<uint64_t>(total)).c_str())
+            .with_hint("use a smaller tensor, or a device with more memory");
+    }
+    const size_t len = (bytes + 4095) & ~size_t{4095};
+    void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+      return make_error(Errc::kOutOfMemory,
+                        "host buffer of %s (%zu %s elements): the host refused the memory (%s)",
+                        format_bytes(bytes).c_str(), count, std::string(dtype_name(dtype)).c_str(),
+                        std::strerror(errno))
+          .with_hint("use a smaller tensor, or free other buffers first");
+    b.data_ = p;
+    b.mapped_ = len;
+    return b;
+  }
+  const size_t rounded = (std::max<size_t>(bytes, 1) + 63) & ~size_t{63};  // aligned_alloc rule
+  b.data_ = std::aligned_alloc(64, rounded);
+  if (b.data_ == nullptr)
+    return make_error(Errc::kOutOfMemory, "host buffer of %zu bytes: allocation failed", bytes);
+  std::memset(b.data_, 0, rounded);
+  return b;
+}
+CpuBuffer::CpuBuffer(DType dtype, size_t count) : dtype_(dtype), count_(0) {
+  Result<CpuBuffer> b = create(dtype, count);
+  RG_CHECK(b.ok(), "%s", b.ok() ? "" : b.error().to_string().c_str());
+  *this = std::move(*b);
 }
 CpuBuffer CpuBuffer::borrow(DType dtype, size_t count, void* data) {
-  CpuBuffer b(dtype, 0);
-  std::free(b.data_);
+  CpuBuffer b;
+  b.dtype_ = dtype;
   b.count_ = count;
   b.data_ = data;
   b.owned_ = false;
   return b;
 }
-CpuBuffer::~CpuBuffer() {
-  if (owned_) std::free(data_);
+void CpuBuffer::release() {
+  if (!owned_ || data_ == nullptr) return;
+  if (mapped_)
+    ::munmap(data_, mapped_);
+  else
+    std::free(data_);
+  data_ = nullptr;
+  mapped_ = 0;
 }
+CpuBuffer::~CpuBuffer() { release(); }
 CpuBuffer::CpuBuffer(CpuBuffer&& o) noexcept
-    : dtype_(o.dtype_), count_(o.count_), data_(o.data_), owned_(o.owned_) {
+    : dtype_(o.dtype_), count_(o.count_), data_(o.data_), owned_(o.owned_), mapped_(o.mapped_) {
   o.data_ = nullptr;
   o.count_ = 0;
   o.owned_ = true;
+  o.mapped_ = 0;
 }
 CpuBuffer& CpuBuffer::operator=(CpuBuffer&& o) noexcept {
   if (this != &o) {
-    if (owned_) std::free(data_);
+    release();
     dtype_ = o.dtype_;
     count_ = o.count_;
     data_ = o.data_;
     owned_ = o.owned_;
+    mapped_ = o.mapped_;
     o.data_ = nullptr;
     o.count_ = 0;
     o.owned_ = true;
+    o.mapped_ = 0;
   }
   return *this;
 }

@@ -355,7 +355,8 @@ struct Gen {
       case Op::kIDiv: return s ? b.CreateSDiv(x, y) : b.CreateUDiv(x, y);
       case Op::kMod: return s ? b.CreateSRem(x, y) : b.CreateURem(x, y);
       case Op::kMax:
-        if (f) return b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, y);
+        // llvm.maximum, not maxnum: a NaN operand gives NaN (PyTorch's max/relu), and -0 < +0.
+        if (f) return b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, y);
         if (t == DType::kBool) return b.CreateOr(x, y);
         return b.CreateSelect(s ? b.CreateICmpSGT(x, y) : b.CreateICmpUGT(x, y), x, y);
       case Op::kXor: return b.CreateXor(x, y);

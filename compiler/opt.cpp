@@ -74,7 +74,7 @@ Ref reduce_identity(Context& c, Op rop, DType dt) {
   if (rop == Op::kAdd) return c.cconst(0, dt);
   if (rop == Op::kMul) return c.cconst(1, dt);
   if (is_float(dt)) return c.cconst(-std::numeric_limits<double>::infinity(), dt);
-  return c.cconst(double(std::numeric_limits<int32_t>::min()), dt);
+  return c.cconst(double(dtype_min(dt)), dt);  // Max: the dtype's own minimum (0 unsigned)
 }
 
 Ref combine(Op rop, Ref a, Ref b) {

@@ -56,6 +56,25 @@ std::string shp(const Shape& s) { return compiler::shape_string(s); }
 const Stats& stats() { return g().stats; }
 
 // ---- op building helpers ------------------------------------------------------------------------
+// The most elements a tensor may have: numel * itemsize (at most 8) stays below 2^63.
+constexpr int64_t kMaxNumel = int64_t{1} << 60;
+// Empty when the shape's element count is within kMaxNumel, else why not (overflow-checked: a
+// product that wraps, e.g. 2^32 * 2^32 = 0 in 64 bits, is caught).
+std::string numel_problem(std::span<const int64_t> s) {
+  int64_t n = 1;
+  for (int64_t d : s) {
+    if (d == 0) return {};
+  }
+  for (int64_t d : s) {
+    if (d < 0) return {};  // reported as a negative dimension by the callers that check
+    if (__builtin_mul_overflow(n, d, &n) || n > kMaxNumel)
+      return "shape " + shp(Shape(s.begin(), s.end())) +
+             " has more than 2^60 elements (the product of its dimensions overflows the "
+             "tensor size limit)";
+  }
+  return {};
+}
+
 struct Ops {
   using ImplP = std::shared_ptr<Tensor::Impl>;
   static const Tensor::Impl& I(const Tensor& t) { return *t.impl_; }
@@ -64,6 +83,7 @@ struct Ops {
     auto s = node->shape();
     RG_CHECK(s.has_value(), "frontend built an ill-shaped node: %s",
              compiler::tensor_shape_problem(node).c_str());
+    if (std::string why = numel_problem(*s); !why.empty()) return err(Errc::kOverflow, why);
     auto im = std::make_shared<Tensor::Impl>();
     im->node = node;
     im->shape.assign(s->begin(), s->end());
@@ -121,6 +141,8 @@ Status check_shape(const Shape& s, const char* what) {
     if (d < 0)
       return make_error(Errc::kInvalidArgument, "%s: negative dimension in shape %s", what,
                         shp(s).c_str());
+  if (std::string why = numel_problem(s); !why.empty())
+    return make_error(Errc::kOverflow, "%s: %s", what, why.c_str());
   return ok_status();
 }
 
@@ -189,7 +211,23 @@ Tensor Tensor::arange(double start, double stop, double step, DType dtype,
                     strformat("arange(%g, %g, %g): step must be non-zero and bounds finite", start,
                               stop, step));
   if (!storable(dtype)) return Ops::err(Errc::kUnsupported, "arange: dtype " + dt(dtype));
-  const int64_t n = std::max<int64_t>(0, int64_t(std::ceil((stop - start) / step)));
+  const double count = std::ceil((stop - start) / step);  // may exceed int64 (1e19)
+  if (!(count <= double(kMaxNumel)))
+    return Ops::err(Errc::kOverflow,
+                    strformat("arange(%g, %g, %g): %g elements, more than the 2^60 a tensor may "
+                              "have",
+                              start, stop, step, count));
+  const int64_t n = std::max<int64_t>(0, int64_t(count));
+  if (n > 0 && !compiler::is_float(dtype)) {
+    const double last = start + double(n - 1) * step;
+    const double lo = double(compiler::dtype_min(dtype)), hi = double(compiler::dtype_max(dtype));
+    if (std::min(start, last) < lo || std::max(start, last) > hi)
+      return Ops::err(Errc::kOutOfRange,
+                      strformat("arange(%g, %g, %g): values up to %g do not fit %s; pass a wider "
+                                "dtype (int64)",
+                                start, stop, step, std::abs(last) > std::abs(start) ? last : start,
+                                dt(dtype).c_str()));
+  }
   const DType ct = compiler::is_float(dtype) ? DType::kFloat64 : DType::kInt64;
   Ref i = compiler::tensor_iota(C(), n, ct);
   Ref v = C().make(
@@ -417,7 +455,11 @@ Tensor Tensor::maximum(const Tensor& o) const {
 }
 Tensor Tensor::minimum(const Tensor& o) const {
   RG_TENSOR_OK(this, &o);
-  return where(lt(o), *this, o).cast(binary_op(*this, o, Op::kMax, "minimum", Want::kAny).dtype());
+  const DType rt = binary_op(*this, o, Op::kMax, "minimum", Want::kAny).dtype();
+  // A NaN on either side is the result (as maximum: llvm.maximum), in either argument order.
+  Tensor pick_self = lt(o);
+  if (compiler::is_float(rt)) pick_self = pick_self.logical_or(ne(*this));
+  return where(pick_self, *this, o).cast(rt);
 }
 Tensor Tensor::lt(const Tensor& o) const {
   return binary_op(*this, o, Op::kCmpLt, "lt", Want::kAny, true);
@@ -425,8 +467,10 @@ Tensor Tensor::lt(const Tensor& o) const {
 Tensor Tensor::gt(const Tensor& o) const {
   return binary_op(o, *this, Op::kCmpLt, "gt", Want::kAny, true);
 }
-Tensor Tensor::le(const Tensor& o) const { return gt(o).logical_not(); }
-Tensor Tensor::ge(const Tensor& o) const { return lt(o).logical_not(); }
+// IEEE: every ordered comparison with a NaN is false, so a <= b is (a < b) | (a == b), never
+// !(a > b) (LLVM folds the pair into one ordered compare).
+Tensor Tensor::le(const Tensor& o) const { return lt(o).logical_or(eq(o)); }
+Tensor Tensor::ge(const Tensor& o) const { return gt(o).logical_or(eq(o)); }
 Tensor Tensor::eq(const Tensor& o) const {
   return binary_op(*this, o, Op::kCmpEq, "eq", Want::kAny, true);
 }
@@ -635,9 +679,21 @@ DType acc_dtype(DType t) {
   }
 }
 
+// ~x: order-reversing on every integer dtype and never overflows (unlike -x at the minimum of
+// a signed type). Unsigned types go through their signed twin (all-ones is -1 there).
 Tensor bitnot(const Tensor& x) {
-  if (x.dtype() == DType::kBool) return x.logical_not();
-  return x.bitwise_xor(x.full_like(double(compiler::dtype_max(x.dtype()))));
+  const DType t = x.dtype();
+  if (t == DType::kBool) return x.logical_not();
+  if (compiler::is_signed_int(t)) return x.bitwise_xor(x.full_like(-1));
+  DType s = DType::kInt64;
+  switch (t) {
+    case DType::kUInt8: s = DType::kInt8; break;
+    case DType::kUInt16: s = DType::kInt16; break;
+    case DType::kUInt32: s = DType::kInt32; break;
+    default: break;
+  }
+  const Tensor y = x.bitcast(s);
+  return y.bitwise_xor(y.full_like(-1)).bitcast(t);
 }
 
 int64_t reduced_count(const Tensor& x, const Axes& axes) {
@@ -666,11 +722,8 @@ Tensor Tensor::max(const Axes& axes, bool keepdim) const {
 }
 Tensor Tensor::min(const Axes& axes, bool keepdim) const {
   RG_TENSOR_OK(this);
-  if (dtype() == DType::kUInt64)
-    return Ops::err(Errc::kUnsupported, "min: uint64 is not supported");
-  if (compiler::is_float(dtype()) || compiler::is_signed_int(dtype()))
-    return neg().max(axes, keepdim).neg();
-  return bitnot(bitnot(*this).max(axes, keepdim));
+  if (compiler::is_float(dtype())) return neg().max(axes, keepdim).neg();
+  return bitnot(bitnot(*this).max(axes, keepdim));  // integers: exact at the type's minimum
 }
 Tensor Tensor::mean(const Axes& axes, bool keepdim) const {
   RG_TENSOR_OK(this);
@@ -703,14 +756,16 @@ Tensor Tensor::argmax(std::optional<int64_t> axis, bool keepdim) const {
   Tensor m = max({*a}, true);
   Shape is(shape().size(), 1);
   is[size_t(*a)] = n;
-  Tensor idx = arange(n, DType::kInt32).reshape(is);
-  Tensor cand = where(eq(m), double(n) - idx, full_like(0, DType::kInt32));
+  Tensor idx = arange(0, double(n), 1, DType::kInt32, device()).reshape(is);
+  // The first maximum; for floats the first NaN (max propagates NaN; NaN == NaN is false).
+  Tensor hit = eq(m);
+  if (compiler::is_float(dtype())) hit = hit.logical_or(ne(*this));
+  Tensor cand = where(hit, double(n) - idx, full_like(0, DType::kInt32));
   return double(n) - cand.max({*a}, keepdim);
 }
 Tensor Tensor::argmin(std::optional<int64_t> axis, bool keepdim) const {
   RG_TENSOR_OK(this);
-  if (compiler::is_float(dtype()) || compiler::is_signed_int(dtype()))
-    return neg().argmax(axis, keepdim);
+  if (compiler::is_float(dtype())) return neg().argmax(axis, keepdim);
   return bitnot(*this).argmax(axis, keepdim);
 }
 
@@ -908,7 +963,11 @@ Tensor Tensor::flip(const Axes& axes) const {
   for (int64_t a : axes) {
     auto n = norm_axis(a, ndim(), "flip", shape());
     if (!n.ok()) return Tensor(std::move(n).take_error());
-    f[size_t(*n)] ^= 1;
+    if (f[size_t(*n)])
+      return Ops::err(Errc::kInvalidArgument,
+                      strformat("flip of %s: axis %lld repeated in the axes", shp(shape()).c_str(),
+                                static_cast<long long>(a)));
+    f[size_t(*n)] = 1;
   }
   if (std::all_of(f.begin(), f.end(), [](int64_t v) { return v == 0; })) return *this;
   return Ops::derive(*this, compiler::tensor_flip(impl_->node, f));
@@ -1220,7 +1279,7 @@ Tensor Tensor::cumsum(int64_t axis) const {
   Tensor x = transpose(*a, -1).unsqueeze(-2);
   Shape es = x.shape();
   es[es.size() - 2] = n;
-  Tensor i = arange(n, DType::kInt32);
+  Tensor i = arange(0, double(n), 1, DType::kInt32, device());
   Tensor mask = i.reshape({n, 1}).ge(i.reshape({1, n}));
   Tensor z = x.full_like(0);
   return where(mask, x.expand(es), z.expand(es)).sum({-1}).transpose(*a, -1);
@@ -1248,7 +1307,7 @@ Tensor Tensor::gather(int64_t axis, const Tensor& index) const {
   Tensor ix = index.cast(DType::kInt32).transpose(*a, -1).unsqueeze(-1);  // (..., M, 1)
   Shape es = ix.shape();
   es.back() = D;
-  Tensor mask = ix.expand(es).eq(arange(D, DType::kInt32).expand(es));
+  Tensor mask = ix.expand(es).eq(arange(0, double(D), 1, DType::kInt32, device()).expand(es));
   return where(mask, x.expand(es), x.full_like(0).expand(es))
       .sum({-1})
       .cast(dtype())

@@ -49,7 +49,8 @@ class CpuDevice final : public Device {
  public:
   std::string_view name() const override { return "cpu"; }
   Result<std::shared_ptr<Buffer>> alloc(DType dtype, size_t count) override {
-    return std::shared_ptr<Buffer>(std::make_shared<CpuBuf>(CpuBuffer(dtype, count)));
+    return std::shared_ptr<Buffer>(
+        std::make_shared<CpuBuf>(RG_TRY(CpuBuffer::create(dtype, count))));
   }
   Result<std::shared_ptr<Buffer>> view(const std::shared_ptr<Buffer>& base, size_t offset,
                                        DType dtype, size_t count) override {

@@ -30,7 +30,11 @@ namespace rawgpu::compiler {
 
 class CpuBuffer {
  public:
-  CpuBuffer(DType dtype, size_t count);  // zero-filled
+  // Zero-filled; kOverflow when count * itemsize wraps, kOutOfMemory when the host has no room
+  // (large buffers are anonymous mappings the kernel must be able to back: no overcommit past
+  // what it would refuse).
+  static Result<CpuBuffer> create(DType dtype, size_t count);
+  CpuBuffer(DType dtype, size_t count);  // create(), aborting on failure (tests, small buffers)
   // A view of caller memory (an arena slice from a memory plan): not freed by the buffer. `data`
   // must hold count elements and outlive the view.
   static CpuBuffer borrow(DType dtype, size_t count, void* data);
@@ -52,6 +56,9 @@ class CpuBuffer {
   size_t count_;
   void* data_ = nullptr;
   bool owned_ = true;
+  size_t mapped_ = 0;  // bytes of an anonymous mapping (munmap), or 0 (aligned_alloc / borrowed)
+  CpuBuffer() : dtype_(DType::kUInt8), count_(0) {}
+  void release();
 };
 
 struct CpuKernel {
