@@ -377,11 +377,26 @@ struct Gen {
                             : b.CreateICmpNE(x, llvm::Constant::getNullValue(x->getType()));
     }
     if (is_float(from) && is_float(to)) {
-      if (from == DType::kBFloat16 || to == DType::kBFloat16) {
-        // bf16 <-> half has no single instruction: go through float.
-        llvm::Value* mid = from == DType::kFloat32 ? x : b.CreateFPExt(x, b.getFloatTy());
-        if (to == DType::kFloat32) return mid;
-        return bitwidth(to) < 32 ? b.CreateFPTrunc(mid, ty) : b.CreateFPExt(mid, ty);
+      if ((from == DType::kBFloat16 && to == DType::kFloat16) ||
+          (from == DType::kFloat16 && to == DType::kBFloat16)) {
+        // bf16 <-> half: same width, no single instruction; through float (exact, then one
+        // rounding). Every other pair is one fpext/fptrunc (f64 -> bf16 rounds once).
+        return b.CreateFPTrunc(b.CreateFPExt(x, b.getFloatTy()), ty);
+      }
+      if (from == DType::kFloat64 && to == DType::kBFloat16) {
+        // One rounding without a libcall (x86 needs __truncdfbf2, which GCC 12's libgcc lacks):
+        // f64 -> f32 rounded to odd (truncate toward zero, set the last bit when inexact), then
+        // f32 -> bf16 to nearest-even; 16 spare bits make the pair exact-once rounding.
+        llvm::Type* f32 = b.getFloatTy();
+        llvm::Type* i32 = b.getInt32Ty();
+        llvm::Value* t = b.CreateFPTrunc(x, f32);
+        llvm::Value* back = b.CreateFPExt(t, x->getType());
+        llvm::Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+        llvm::Value* aback = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back);
+        llvm::Value* bits = b.CreateBitCast(t, i32);
+        bits = b.CreateSelect(b.CreateFCmpOGT(aback, ax), b.CreateSub(bits, b.getInt32(1)), bits);
+        bits = b.CreateSelect(b.CreateFCmpUNE(back, x), b.CreateOr(bits, b.getInt32(1)), bits);
+        return b.CreateFPTrunc(b.CreateBitCast(bits, f32), ty);
       }
       return bitwidth(to) > bitwidth(from) ? b.CreateFPExt(x, ty) : b.CreateFPTrunc(x, ty);
     }

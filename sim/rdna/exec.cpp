@@ -1612,6 +1612,26 @@ struct Emulator::Impl {
     }
     const uint64_t base = w.s[u.addr] | (uint64_t{w.s[u.addr + 1u]} << 32);
     const uint64_t off = u.saddr != kNull ? w.s[u.saddr] : 0;
+    if (u.op == s_load_i8 || u.op == s_load_u8 || u.op == s_load_i16 || u.op == s_load_u16) {
+      // GFX12's sub-dword scalar loads: the byte address as given (dword loads round it down),
+      // zero- or sign-extended into one SGPR. Read through the dwords that hold the bytes.
+      const uint64_t at = base + static_cast<int64_t>(u.imm) + off;
+      const unsigned n = u.op == s_load_i8 || u.op == s_load_u8 ? 1 : 2;
+      uint8_t b[8];
+      const uint64_t first = at & ~uint64_t{3};
+      for (uint64_t d = first; d < at + n; d += 4) {
+        auto r = rd32(d);
+        if (!r) return mem_fault(u, 0, d, r.error());
+        std::memcpy(b + (d - first), &*r, 4);
+      }
+      const uint8_t* p = b + (at - first);
+      uint32_t v = n == 1 ? p[0] : uint32_t{p[0]} | uint32_t{p[1]} << 8;
+      if (u.op == s_load_i8) v = static_cast<uint32_t>(static_cast<int8_t>(v));
+      if (u.op == s_load_i16) v = static_cast<uint32_t>(static_cast<int16_t>(v));
+      write_sgpr(w, u.vdst, v);
+      if (e.options_.strict_wait) add_pending(w, u, kCntSmem, false, u.vdst, 1);
+      return {};
+    }
     const uint64_t va = (base + static_cast<int64_t>(u.imm) + off) & ~uint64_t{3};
     for (unsigned i = 0; i < u.dstw; ++i) {
       auto r = rd32(va + 4 * i);

@@ -52,7 +52,7 @@
                           X(s_wait_loadcnt) X(s_wait_storecnt) X(s_wait_dscnt) X(s_wait_kmcnt)                                                                       \
                               X(s_wait_expcnt) X(s_wait_loadcnt_dscnt) X(s_wait_storecnt_dscnt)                                                                      \
                                   X(s_barrier_signal) X(s_barrier_signal_isfirst) X(s_barrier_wait) /* SMEM */                                                       \
-      X(s_load_b32) X(s_load_b64) X(s_load_b96) X(s_load_b128) X(s_load_b256) X(s_load_b512)                                                                         \
+      X(s_load_b32) X(s_load_b64) X(s_load_b96) X(s_load_b128) X(s_load_b256) X(s_load_b512) X(s_load_i8) X(s_load_u8) X(s_load_i16) X(s_load_u16)                                                                         \
           X(s_dcache_inv) X(s_gl1_inv) /* VALU integer */                                                                                                            \
       X(v_nop) X(v_mov_b32) X(v_readfirstlane_b32) X(v_readlane_b32) X(v_writelane_b32) X(                                                                           \
           v_add_nc_u32) X(v_sub_nc_u32) X(v_subrev_nc_u32) X(v_add3_u32) X(v_add_co_u32)                                                                             \

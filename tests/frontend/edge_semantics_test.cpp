@@ -156,6 +156,46 @@ TEST_P(Edge, IntegerReductionsAreExactAtTheTypesExtremes) {
   check_extremes<uint64_t>(dev_, DType::kUInt64);
 }
 
+// One element of an 8- or 16-bit tensor broadcast to a whole kernel: a uniform load, which
+// LLVM emits as a scalar sub-dword load on GFX12 (s_load_u8/i8/u16/i16), at every byte offset
+// of a dword, with the sign of the signed types.
+TEST_P(Edge, UniformSubDwordLoadsOfEveryNarrowDtype) {
+  struct Narrow {
+    DType t;
+    std::vector<double> vals;
+  };
+  const Narrow narrow[] = {
+      {DType::kInt8, {-100, 7, -1, 127}},         {DType::kUInt8, {200, 7, 255, 1}},
+      {DType::kInt16, {-30000, 12345, -1, 2}},    {DType::kUInt16, {60000, 7, 65535, 3}},
+      {DType::kFloat16, {-2.5, 1024, 0.125, -7}}, {DType::kBFloat16, {-2.5, 1024, 0.125, -7}},
+      {DType::kBool, {1, 0, 1, 1}},
+  };
+  for (const Narrow& n : narrow) {
+    SCOPED_TRACE(std::string(compiler::dtype_name(n.t)));
+    const Tensor x = Tensor::from(n.vals, {4}, DType::kFloat64, dev_).cast(n.t);
+    const Status st = x.realize();
+    ASSERT_TRUE(st.ok()) << st.error().to_string();
+    const Tensor ramp = Tensor::arange(0, 64, 1, DType::kFloat32, dev_);
+    for (int64_t k = 0; k < 4; ++k) {
+      const Tensor e = x.slice(0, k, k + 1).expand({64}).cast(DType::kFloat32) + ramp;
+      const std::vector<double> got = doubles(e);
+      ASSERT_EQ(got.size(), 64u);
+      for (size_t i = 0; i < 64; ++i) ASSERT_EQ(got[i], n.vals[size_t(k)] + double(i)) << k;
+    }
+  }
+}
+
+// float64 -> bfloat16 rounds once (to nearest even): just above a halfway point rounds up,
+// where a rounding through float32 would first land on the tie and then round to even.
+TEST_P(Edge, Float64ToBfloat16RoundsOnce) {
+  const double above = 1 + std::ldexp(1, -8) + std::ldexp(1, -30), tie = 1 + std::ldexp(1, -8);
+  const Tensor x = Tensor::from(std::vector<double>{above, -above, tie, 1e39, 3.0}, {5},
+                                DType::kFloat64, dev_);
+  const std::vector<double> got = doubles(x.cast(DType::kBFloat16));
+  const double up = 1 + std::ldexp(1, -7);
+  EXPECT_EQ(got, (std::vector<double>{up, -up, 1.0, kInf, 3.0}));
+}
+
 TEST_P(Edge, RepeatedFlipAxesAreRefused) {
   const Tensor x = Tensor::arange(0, 6, 1, DType::kInt32, dev_).reshape({2, 3});
   const Tensor f = x.flip({0, -2});
