@@ -165,9 +165,12 @@ TEST_P(Edge, UniformSubDwordLoadsOfEveryNarrowDtype) {
     std::vector<double> vals;
   };
   const Narrow narrow[] = {
-      {DType::kInt8, {-100, 7, -1, 127}},         {DType::kUInt8, {200, 7, 255, 1}},
-      {DType::kInt16, {-30000, 12345, -1, 2}},    {DType::kUInt16, {60000, 7, 65535, 3}},
-      {DType::kFloat16, {-2.5, 1024, 0.125, -7}}, {DType::kBFloat16, {-2.5, 1024, 0.125, -7}},
+      {DType::kInt8, {-100, 7, -1, 127}},
+      {DType::kUInt8, {200, 7, 255, 1}},
+      {DType::kInt16, {-30000, 12345, -1, 2}},
+      {DType::kUInt16, {60000, 7, 65535, 3}},
+      {DType::kFloat16, {-2.5, 1024, 0.125, -7}},
+      {DType::kBFloat16, {-2.5, 1024, 0.125, -7}},
       {DType::kBool, {1, 0, 1, 1}},
   };
   for (const Narrow& n : narrow) {
@@ -189,8 +192,8 @@ TEST_P(Edge, UniformSubDwordLoadsOfEveryNarrowDtype) {
 // where a rounding through float32 would first land on the tie and then round to even.
 TEST_P(Edge, Float64ToBfloat16RoundsOnce) {
   const double above = 1 + std::ldexp(1, -8) + std::ldexp(1, -30), tie = 1 + std::ldexp(1, -8);
-  const Tensor x = Tensor::from(std::vector<double>{above, -above, tie, 1e39, 3.0}, {5},
-                                DType::kFloat64, dev_);
+  const Tensor x =
+      Tensor::from(std::vector<double>{above, -above, tie, 1e39, 3.0}, {5}, DType::kFloat64, dev_);
   const std::vector<double> got = doubles(x.cast(DType::kBFloat16));
   const double up = 1 + std::ldexp(1, -7);
   EXPECT_EQ(got, (std::vector<double>{up, -up, 1.0, kInf, 3.0}));
