@@ -18,6 +18,7 @@
 #include <cerrno>
 
 #include "cpu_jit.h"
+#include "rawgpu/base/bits.h"
 #include "rawgpu/base/env.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
@@ -28,10 +29,11 @@ namespace rawgpu::compiler {
 
 Result<CpuBuffer> CpuBuffer::create(DType dtype, size_t count) {
   constexpr size_t kMapAt = size_t{1} << 20;  // from 1 MiB: fresh zero pages, no memset
-  size_t bytes = 0;
-  if (__builtin_mul_overflow(count, size_t(itemsize(dtype)), &bytes) || bytes > (SIZE_MAX >> 1))
+  const Result<uint64_t> total_bytes = checked_mul(count, size_t(itemsize(dtype)));
+  if (!total_bytes || *total_bytes > (SIZE_MAX >> 1))
     return make_error(Errc::kOverflow, "host buffer of %zu %s elements: the byte size overflows",
                       count, std::string(dtype_name(dtype)).c_str());
+  const size_t bytes = *total_bytes;
   CpuBuffer b;
   b.dtype_ = dtype;
   b.count_ = count;

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
 #include "rawgpu/compiler/cpu.h"
@@ -61,16 +62,16 @@ constexpr int64_t kMaxNumel = int64_t{1} << 60;
 // Empty when the shape's element count is within kMaxNumel, else why not (overflow-checked: a
 // product that wraps, e.g. 2^32 * 2^32 = 0 in 64 bits, is caught).
 std::string numel_problem(std::span<const int64_t> s) {
-  int64_t n = 1;
+  if (std::any_of(s.begin(), s.end(), [](int64_t d) { return d <= 0; }))
+    return {};  // empty (or a negative dimension, which the callers that check report)
+  uint64_t n = 1;
   for (int64_t d : s) {
-    if (d == 0) return {};
-  }
-  for (int64_t d : s) {
-    if (d < 0) return {};  // reported as a negative dimension by the callers that check
-    if (__builtin_mul_overflow(n, d, &n) || n > kMaxNumel)
+    const Result<uint64_t> m = checked_mul(n, uint64_t(d));
+    if (!m || *m > uint64_t(kMaxNumel))
       return "shape " + shp(Shape(s.begin(), s.end())) +
              " has more than 2^60 elements (the product of its dimensions overflows the "
              "tensor size limit)";
+    n = *m;
   }
   return {};
 }

@@ -172,6 +172,7 @@ AmdGpu::~AmdGpu() {
       stop_ = true;
     }
     cv_.notify_all();
+    pass_cv_.notify_all();  // a poll() waiting for a pass returns at once
     thread_.join();
   }
   vram_.reset();

@@ -16,6 +16,7 @@
 #include "rawgpu/autogen/amd/regs/gc_11_0_0.h"
 #include "rawgpu/autogen/amd/regs/gc_12_0_0.h"
 #include "rawgpu/autogen/amd/sdma_v6.h"
+#include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
 #include "rawgpu/base/shared_memory.h"
@@ -74,10 +75,11 @@ Status PciAmdDevice::probe() {
       using F = sd::FENCE;
       const uint64_t at = dst.raw() + 4 * (1 + engines);
       uint32_t fence[F::kDwords] = {};
-      fence[0] = sd::SDMA_OP_FENCE;
-      fence[F::ADDR_LO_addr_31_0.lo / 32] = static_cast<uint32_t>(at);
-      fence[F::ADDR_HI_addr_63_32.lo / 32] = static_cast<uint32_t>(at >> 32);
-      fence[F::DATA_data.lo / 32] = kProbeValue + 1 + engines;
+      const std::span<uint32_t> w(fence);
+      set_bits(w, F::HEADER_op, sd::SDMA_OP_FENCE);
+      set_bits(w, F::ADDR_LO_addr_31_0, static_cast<uint32_t>(at));
+      set_bits(w, F::ADDR_HI_addr_63_32, at >> 32);
+      set_bits(w, F::DATA_data, kProbeValue + 1 + engines);
       std::memcpy(c.ring.cpu, fence, sizeof fence);
       *c.wptr = sizeof fence;
       ring_doorbell(c.doorbell, sizeof fence);
