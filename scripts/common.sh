@@ -10,7 +10,11 @@ ensure_built() {
   "$RAWGPU_ROOT/scripts/setup-deps.sh"
   rm -f "$dir/meson-logs/summary.counts"  # written again by scripts/test-summary.py
   if [ ! -f "$dir/build.ninja" ]; then
-    meson setup "$dir" "$@" >/dev/null || { meson setup "$dir" "$@"; return 1; }
+    # Line-table debug info: backtraces and sanitizer reports keep file:line, and a clean build
+    # compiles about a third faster than with full DWARF (meson setup --reconfigure
+    # -Ddebug_info=full for a debugging session).
+    meson setup "$dir" -Ddebug_info=lines "$@" >/dev/null ||
+      { meson setup "$dir" -Ddebug_info=lines "$@"; return 1; }
   fi
   # Incremental: ninja re-runs meson itself when a meson.build changed.
   local t0 rc=0
