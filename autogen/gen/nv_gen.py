@@ -87,6 +87,9 @@ def generate(upstream):
     out[os.path.join(base, "uvm_ioctl_numbers.h")] = _emit(
         "NVIDIA UVM ioctl numbers and limits", rels, "uvm", ints, {})
     stats.append(f"uvm_ioctl_numbers: {len(ints)}")
+    rel = "common/inc/nvstatuscodes.h"
+    out[os.path.join(base, "nv_status.h")] = _status_codes(_src(upstream, rel), rel)
+    stats.append("nv_status: RM status codes")
     o2, s2 = _generate_structs(upstream)
     out.update(o2)
     return out, stats + s2
@@ -111,7 +114,28 @@ def _struct_groups():
     ]
     gsp_tu = '#include "rg_kernel_shim.h"\n#include <nvrm/nvtypes.h>\n' + "".join(
         f"#include <{h}>\n" for h in gsp_headers)
+    sdk = "nvrm/535.113.01/common/sdk/nvidia/inc"
+    rm_headers = [f"{sdk}/nvos.h", f"{sdk}/class/cl0080.h", f"{sdk}/class/cl2080.h",
+                  f"{sdk}/class/cl90f1.h", f"{sdk}/alloc/alloc_channel.h",
+                  f"{sdk}/ctrl/ctrla06f/ctrla06fgpfifo.h", f"{sdk}/ctrl/ctrl2080/ctrl2080gpu.h"]
+    rm_tu = '#include "rg_kernel_shim.h"\n#include <nvrm/nvtypes.h>\n' + "".join(
+        f"#include <{h}>\n" for h in rm_headers)
+    rm_keep = (r"^(NV0080_ALLOC_PARAMETERS|NV2080_ALLOC_PARAMETERS|"
+               r"NV_VASPACE_ALLOCATION_PARAMETERS|NV_CHANNEL_ALLOC_PARAMS|NV_MEMORY_DESC_PARAMS|"
+               r"NVA06F_CTRL_GPFIFO_SCHEDULE_PARAMS|NVA06F_CTRL_BIND_PARAMS|"
+               r"NV2080_CTRL_GPU_GET_GID_INFO_PARAMS)$")
+    rm_const_keep = (r"^(NV01_DEVICE_0|NV20_SUBDEVICE_0|FERMI_VASPACE_A|NV_VASPACE_ALLOCATION_|"
+                     r"NV_CHANNEL_ALLOC_|NVOS04_FLAGS_|NVA06F_CTRL_CMD_|NV2080_CTRL_CMD_GPU_GET_GID|"
+                     r"NV2080_GPU_CMD_GPU_GET_GID_FLAGS|NV2080_GPU_MAX_GID_LENGTH|NVOS02_FLAGS_)")
     return [
+        Group("nv_rm_535", "rawgpu::autogen::nv::rm535", "nv/rm_535.h",
+              [f"drivers/gpu/drm/nouveau/include/{h}" for h in rm_headers],
+              "linux-source-6.12", rm_tu, [nouveau], keep=rm_keep,
+              const_files=[f"{nouveau}/{h}" for h in rm_headers], const_keep=rm_const_keep,
+              what="NVIDIA RM 535 object-allocation parameters and controls rawgpu's kernel-driver "
+                   "path uses (nouveau's nvrm sdk headers): device, subdevice, VA space, "
+                   "channel, GPFIFO schedule/bind, GID; the 535 row of the per-branch layout "
+                   "table in drivers/nv"),
         Group("nv_uvm_ioctl", "rawgpu::autogen::nv::uvm", "nv/uvm_ioctl.h",
               ["nvidia-uvm/uvm_ioctl.h (and uvm_types.h, nvtypes.h it includes)"],
               f"nvidia-open-kernel-source: {NVK}", '#include "uvm_ioctl.h"\n',
@@ -144,3 +168,32 @@ def _generate_structs(upstream):
         stats.append(f"{g.name}: {nr} records, {ne} enums, {nc} constants, "
                      f"{nchk} layout facts")
     return out, stats
+
+
+def _status_codes(path, rel):
+    """NV_STATUS names and values from the NV_STATUS_CODE(name, value, text) list (the upstream
+    description strings are left out: rawgpu's errors say what went wrong in their own words)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    codes = [(m.group(1), int(m.group(2), 16)) for m in
+             re.finditer(r"NV_STATUS_CODE\(\s*(\w+)\s*,\s*(0x[0-9A-Fa-f]+)\s*,", text)]
+    if len(codes) < 50:
+        raise RuntimeError(f"{rel}: only {len(codes)} NV_STATUS_CODE entries")
+    lines = header_preamble("NVIDIA RM status codes (NV_STATUS)",
+                            [f"nvidia-open-kernel-source: {NVK}/{rel}"])
+    lines += ["#include <cstdint>", "#include <string_view>", "",
+              "namespace rawgpu::autogen::nv::status {", ""]
+    for n, v in codes:
+        lines.append(f"inline constexpr uint32_t {n} = 0x{v:x};")
+    lines += ["", "struct Code {", "  std::string_view name;", "  uint32_t value;", "};", "",
+              f"inline constexpr Code kCodes[{len(codes)}] = {{"]
+    for n, v in codes:
+        lines.append(f'    {{"{n}", 0x{v:x}}},')
+    lines += ["};", "", "// The name of an NV_STATUS value, or an empty view for an unknown one.",
+              "constexpr std::string_view name(uint32_t value) {",
+              "  for (const Code& c : kCodes) {",
+              "    if (c.value == value) return c.name;",
+              "  }",
+              "  return {};",
+              "}", "", "}  // namespace rawgpu::autogen::nv::status", ""]
+    return "\n".join(lines)

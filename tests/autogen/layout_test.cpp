@@ -31,7 +31,8 @@
   X(mqd_v11)               \
   X(mqd_v12)               \
   X(kfd_pm4_ai)            \
-  X(gsp_rm)
+  X(gsp_rm)                \
+  X(nv_rm_535)
 RG_LINUX_GROUPS(RG_LAYOUT_DECL)
 RG_LINUX_GROUPS(RG_LAYOUT_TEST)
 #else

@@ -1,0 +1,112 @@
+// The simulated NVIDIA kernel driver (nvidia.ko + nvidia-uvm.ko) behind drivers/nv's Kernel
+// seam: /dev/nvidiactl, /dev/nvidiaN and /dev/nvidia-uvm as fake fds, and the RM object model
+// the driver's ioctls reach (shared/reference/nv.md §2, §7 "RM object model").
+//
+// It behaves as the driver does, including where that hurts: frontend escapes are size-checked
+// from the command word (-EINVAL), controls by paramsSize (NV_ERR_INVALID_PARAM_STRUCT), alloc
+// parameters are copied in and out with the size of the configured branch's class table whatever
+// the caller passed, handles are checked against their parents and classes, UVM ranges against
+// alignment and overlap, and every call is recorded in a trace for golden tests. VRAM objects are
+// memfd-backed, so the CPU mapping a driver mmaps and the simulator's own view are one memory.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rawgpu/autogen/nv/rm_abi.h"
+#include "rawgpu/base/error.h"
+#include "rawgpu/drivers/nv/kernel.h"
+
+namespace rawgpu::sim {
+
+enum class NvArch {
+  kAmpere,  // GA102 (RTX 3090): sm_86, c56f / c7c0 / c7b5 / c561
+  kAda,     // AD102 (RTX 4090): sm_89, c56f / c9c0 / c7b5 / c561
+  kHopper,  // GH100 (H200): sm_90, c86f / cbc0 / c8b5 / c661 (the list still names c56f)
+};
+
+struct SimNvConfig {
+  std::string version = "580.65.06";  // what SYSTEM_GET_BUILD_VERSION_V2 reports
+  NvArch arch = NvArch::kHopper;
+  uint32_t gpus = 1;
+  uint64_t vram_bytes = 1ull << 30;  // per GPU
+  // The layouts the simulated driver uses; nullptr: those of `version`'s branch. Set both to
+  // play a driver of a branch rawgpu does not know (its version string with known layouts).
+  const autogen::nv::rm::BranchLayouts* layouts = nullptr;
+};
+
+class SimNvKernel final : public nv::Kernel {
+ public:
+  // kUnsupported when the version's branch has no layout table (the simulator plays only
+  // branches it knows, as the driver side does).
+  static Result<std::unique_ptr<SimNvKernel>> create(const SimNvConfig& config);
+  ~SimNvKernel() override;
+
+  int open(const std::string& path, int flags) override;
+  int close(int fd) override;
+  int ioctl(int fd, unsigned long request, void* arg) override;
+  void* mmap(void* addr, size_t length, int prot, int flags, int fd, off_t off, int& err) override;
+  int munmap(void* addr, size_t length) override;
+
+  // One line per call, e.g. "ctl RM_ALLOC FERMI_VASPACE_A(0x90f1) under 0xc1e00004 -> NV_OK".
+  const std::vector<std::string>& trace() const { return trace_; }
+  void clear_trace() { trace_.clear(); }
+  size_t live_objects() const { return objects_.size(); }
+  size_t open_fds() const { return fds_.size(); }
+  uint64_t vram_used(uint32_t gpu) const;
+  // The memory the GPU sees at `va` (through a UVM external mapping), or kOutOfRange naming
+  // the address: an MMU fault on hardware.
+  Result<uint8_t*> translate(uint64_t va, uint64_t length) const;
+  // The last token written to GPU `gpu`'s usermode doorbell (+0x90), 0 if none.
+  uint32_t doorbell(uint32_t gpu) const;
+  // Channels by handle: the GPFIFO ring and USERD as the driver gave them.
+  struct ChannelView {
+    uint32_t cls = 0, chid = 0, token = 0, entries = 0;
+    uint64_t ring_va = 0, userd_va = 0;
+    uint32_t engine_cls = 0;
+  };
+  std::vector<ChannelView> channels() const;
+  bool scheduled(uint32_t tsg) const;
+
+ private:
+  struct Object;
+  struct Fd;
+  struct Range;
+  explicit SimNvKernel(const SimNvConfig& config);
+
+  int frontend(Fd& fd, unsigned long request, void* arg);
+  int uvm(Fd& fd, unsigned long request, void* arg);
+  uint32_t rm_alloc(uint32_t client, uint32_t parent, uint32_t& handle, uint32_t cls,
+                    uint64_t params);
+  uint32_t rm_control(uint32_t client, uint32_t object, uint32_t cmd, uint64_t params,
+                      uint32_t size);
+  uint32_t rm_free(uint32_t client, uint32_t object);
+  void free_tree(uint32_t handle);
+  Object* find(uint32_t client, uint32_t handle);
+  int device_gpu(const Object& o) const;
+  std::vector<uint32_t> class_list() const;
+  uint32_t alloc_size(uint32_t cls) const;
+  void log(std::string line) { trace_.push_back(std::move(line)); }
+
+  SimNvConfig config_;
+  const autogen::nv::rm::BranchLayouts* layouts_ = nullptr;
+  std::map<int, std::unique_ptr<Fd>> fds_;
+  std::map<uint32_t, std::unique_ptr<Object>> objects_;
+  std::vector<Range> ranges_;  // UVM external ranges (and registered channel ranges)
+  std::vector<uint64_t> vram_used_;
+  std::vector<bool> uvm_gpu_registered_;
+  std::vector<int> usermode_memfd_;
+  std::vector<uint8_t*> usermode_view_;
+  std::vector<std::string> trace_;
+  int next_fd_ = 1 << 20;
+  uint32_t next_handle_ = 0xc1d00000;
+  uint32_t next_chid_ = 0;
+};
+
+}  // namespace rawgpu::sim
