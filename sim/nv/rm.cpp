@@ -14,6 +14,7 @@
 #include "rawgpu/base/format.h"
 #include "rawgpu/drivers/nv/rm.h"
 #include "rawgpu/sim/nv_rm.h"
+#include "state.h"
 
 namespace rawgpu::sim {
 
@@ -149,47 +150,6 @@ void store(uint8_t* p, uint32_t off, T v) {
 }
 
 }  // namespace
-
-struct SimNvKernel::Object {
-  uint32_t handle = 0, parent = 0, cls = 0, client = 0;
-  int gpu = -1;  // which GPU (device and everything under it)
-  // memory objects
-  uint64_t size = 0;
-  int memfd = -1;
-  uint8_t* view = nullptr;  // the simulator's mapping of VRAM (memfd)
-  uint8_t* host = nullptr;  // OS-descriptor memory: the process's own pages
-  // channels
-  uint32_t chid = 0, token = 0, entries = 0, engine_cls = 0;
-  uint64_t ring_va = 0, userd_va = 0;
-  // TSG
-  bool scheduled = false;
-  // DMA mappings made through this virtual-memory object: va -> (memory, length)
-  struct Dma {
-    uint64_t va, length;
-    uint32_t memory;
-  };
-  std::vector<Dma> dma;
-};
-
-struct SimNvKernel::Fd {
-  enum Kind { kCtl, kGpu, kUvm } kind = kCtl;
-  uint32_t minor = 0;
-  bool registered = false;  // /dev/nvidiaN: NV_ESC_REGISTER_FD done
-  bool uvm_initialized = false;
-  struct Pending {
-    uint32_t memory;
-    uint64_t length;
-  };
-  std::optional<Pending> pending_map;  // from NV_ESC_RM_MAP_MEMORY, consumed by mmap
-};
-
-struct SimNvKernel::Range {
-  uint64_t base = 0, length = 0;
-  bool channel = false;
-  // The memory mapped into the range (UVM_MAP_EXTERNAL_ALLOCATION), 0 if none yet.
-  uint32_t memory = 0;
-  uint64_t memory_offset = 0;
-};
 
 Result<std::unique_ptr<SimNvKernel>> SimNvKernel::create(const SimNvConfig& config) {
   const auto v = RG_TRY(nv::parse_driver_version(config.version));
@@ -727,6 +687,7 @@ uint32_t SimNvKernel::rm_alloc(uint32_t client, uint32_t parent, uint32_t& handl
       }
     }
     if (!mapped) return st::NV_ERR_INVALID_ADDRESS;
+    o->error_notifier = err;
     o->chid = next_chid_++;
     o->token = (kGrRunlist << 16) | o->chid;
     o->entries = entries;

@@ -53,6 +53,10 @@ class SimNvKernel final : public nv::Kernel {
   int ioctl(int fd, unsigned long request, void* arg) override;
   void* mmap(void* addr, size_t length, int prot, int flags, int fd, off_t off, int& err) override;
   int munmap(void* addr, size_t length) override;
+  // Runs the GPU: doorbells rung since the last call make Host fetch those channels' new GP
+  // entries; methods execute until the channel's GPPut, a blocked semaphore acquire (which stalls
+  // only its channel) or a channel error.
+  void poll() override;
 
   // One line per call, e.g. "ctl RM_ALLOC FERMI_VASPACE_A(0x90f1) under 0xc1e00004 -> NV_OK".
   const std::vector<std::string>& trace() const { return trace_; }
@@ -73,6 +77,10 @@ class SimNvKernel final : public nv::Kernel {
   };
   std::vector<ChannelView> channels() const;
   bool scheduled(uint32_t tsg) const;
+  // Channel errors so far, decoded ("channel 0xc1d00009 (chid 0): MMU fault: copy-engine read
+  // of [0x..., +0x...) unmapped").
+  const std::vector<std::string>& channel_errors() const { return channel_errors_; }
+  uint64_t nonstall_interrupts() const;
 
  private:
   struct Object;
@@ -93,6 +101,15 @@ class SimNvKernel final : public nv::Kernel {
   std::vector<uint32_t> class_list() const;
   uint32_t alloc_size(uint32_t cls) const;
   void log(std::string line) { trace_.push_back(std::move(line)); }
+  // sim/nv/engine.cpp
+  void run_channel(Object& ch);
+  // false: the channel blocked (semaphore) or stopped.
+  bool method(Object& ch, uint32_t subch, uint32_t method, uint32_t data);
+  bool host_method(Object& ch, uint32_t method, uint32_t data);
+  bool copy_launch(Object& ch, uint32_t launch);
+  void channel_error(Object& ch, uint32_t rc_code, const std::string& what);
+  bool read_mem(Object& ch, uint64_t va, void* out, uint64_t n, const char* who);
+  bool write_mem(Object& ch, uint64_t va, const void* in, uint64_t n, const char* who);
 
   SimNvConfig config_;
   const autogen::nv::rm::BranchLayouts* layouts_ = nullptr;
@@ -104,6 +121,7 @@ class SimNvKernel final : public nv::Kernel {
   std::vector<int> usermode_memfd_;
   std::vector<uint8_t*> usermode_view_;
   std::vector<std::string> trace_;
+  std::vector<std::string> channel_errors_;
   int next_fd_ = 1 << 20;
   uint32_t next_handle_ = 0xc1d00000;
   uint32_t next_chid_ = 0;

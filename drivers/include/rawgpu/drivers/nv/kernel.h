@@ -26,6 +26,9 @@ class Kernel {
   virtual void* mmap(void* addr, size_t length, int prot, int flags, int fd, off_t off,
                      int& err) = 0;
   virtual int munmap(void* addr, size_t length) = 0;
+  // Called by every wait on the GPU. The real kernel needs nothing; the simulated driver runs its
+  // GPU here (Host fetches rung channels, engines execute).
+  virtual void poll() {}
 
   // The real kernel.
   static Kernel& os();

@@ -104,6 +104,9 @@ class RmGpu {
   const NvChannel& compute() const { return compute_; }
   const NvChannel& copy() const { return copy_; }
   const NvMemory& gpfifo_area() const { return gpfifo_area_; }
+  // Both channels' error notifier (NvNotification records, 16 bytes each: timestamp, info32,
+  // info16, status; RM fills entry 0 when a channel hits an error).
+  const NvMemory& error_notifier() const { return notifier_; }
   // NV_USERMODE_NOTIFY_CHANNEL_PENDING: writing a channel's token here makes Host fetch its
   // new GP entries.
   void ring_doorbell(const NvChannel& channel);
