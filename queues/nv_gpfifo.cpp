@@ -43,8 +43,8 @@ uint32_t sem_execute(uint32_t op, bool payload64, bool timestamp, bool wfi) {
 
 uint32_t nv_method(NvSecOp op, uint32_t subchannel, uint32_t method, uint32_t count) {
   RG_CHECK(subchannel < 8, "subchannel %u", subchannel);
-  RG_CHECK(method % 4 == 0 && method / 4 <= h::NVC56F_DMA_METHOD_ADDRESS.max_value(),
-           "method 0x%x", method);
+  RG_CHECK(method % 4 == 0 && method / 4 <= h::NVC56F_DMA_METHOD_ADDRESS.max_value(), "method 0x%x",
+           method);
   RG_CHECK(count <= h::NVC56F_DMA_METHOD_COUNT.max_value(), "count %u", count);
   uint32_t w = 0;
   w = put_field(w, h::NVC56F_DMA_SEC_OP, static_cast<uint32_t>(op));
@@ -146,9 +146,11 @@ Status NvPushBuffer::copy(uint64_t dst, uint64_t src, uint64_t bytes) {
   const unsigned upper_bits = copy_class_ == rm::HOPPER_DMA_COPY_A ? 25 : 17;
   const uint64_t limit = 1ull << (32 + upper_bits);
   if (dst + bytes > limit || src + bytes > limit || dst + bytes < dst || src + bytes < src) {
-    return make_error(Errc::kOutOfRange, "copy of %s from %s to %s leaves the %u-bit range of "
-                      "class 0x%x", format_bytes(bytes).c_str(), hex(src).c_str(),
-                      hex(dst).c_str(), 32 + upper_bits, copy_class_);
+    return make_error(Errc::kOutOfRange,
+                      "copy of %s from %s to %s leaves the %u-bit range of "
+                      "class 0x%x",
+                      format_bytes(bytes).c_str(), hex(src).c_str(), hex(dst).c_str(),
+                      32 + upper_bits, copy_class_);
   }
   uint32_t launch = 0;
   launch = put_field(launch, ce::NVC7B5_LAUNCH_DMA_DATA_TRANSFER_TYPE,
@@ -235,22 +237,20 @@ Status NvChannelQueue::submit(const NvPushBuffer& pb, Nanos timeout) {
     // entry_start_ of the slot GPGet points at bounds it from above.
     return entry_start_[gp_get() % n];
   };
-  RG_TRY_CTX(poll_until(
-                 "GPFIFO ring and pushbuffer arena space",
-                 [&] {
-                   gpu_.rm().kernel().poll();
-                   const uint32_t get = gp_get();
-                   const bool ring_ok = (put_ + 1) % n != get % n;
-                   // Bytes from the oldest in-flight pushbuffer to the new end must fit.
-                   const bool idle = get % n == put_;
-                   const uint64_t live_from = idle ? end - bytes : oldest_live_end();
-                   return ring_ok && (idle || end - live_from <= arena_.size);
-                 },
-                 po,
-                 [&] {
-                   return strformat("GPPut %u, GPGet %u, %u entries", put_, gp_get(), n);
-                 }),
-             "submitting to channel 0x%x", channel_.handle);
+  RG_TRY_CTX(
+      poll_until(
+          "GPFIFO ring and pushbuffer arena space",
+          [&] {
+            gpu_.rm().kernel().poll();
+            const uint32_t get = gp_get();
+            const bool ring_ok = (put_ + 1) % n != get % n;
+            // Bytes from the oldest in-flight pushbuffer to the new end must fit.
+            const bool idle = get % n == put_;
+            const uint64_t live_from = idle ? end - bytes : oldest_live_end();
+            return ring_ok && (idle || end - live_from <= arena_.size);
+          },
+          po, [&] { return strformat("GPPut %u, GPGet %u, %u entries", put_, gp_get(), n); }),
+      "submitting to channel 0x%x", channel_.handle);
   const uint64_t va = arena_.va + start % arena_.size;
   const uint64_t entry = RG_TRY(nv_gp_entry(va, static_cast<uint32_t>(dw.size())));
   std::memcpy(arena_.cpu() + start % arena_.size, dw.data(), bytes);
@@ -299,10 +299,9 @@ Status nv_wait_value(nv::RmGpu& gpu, const volatile uint64_t* signal, uint64_t v
       },
       po,
       [&] {
-        return strformat("value %llu; channel error notifier: %s",
-                         static_cast<unsigned long long>(load()),
-                         notifier_error() == 0 ? "clear"
-                                               : strformat("error %u", notifier_error()).c_str());
+        return strformat(
+            "value %llu; channel error notifier: %s", static_cast<unsigned long long>(load()),
+            notifier_error() == 0 ? "clear" : strformat("error %u", notifier_error()).c_str());
       }));
   if (failed && load() < value) {
     uint32_t info16 = 0;

@@ -292,9 +292,8 @@ RmGpu::~RmGpu() {
   if (usermode_cpu_ != nullptr) {
     rm_.kernel().munmap(const_cast<uint32_t*>(usermode_cpu_), kUsermodeBytes);
   }
-  if (low_reserved_) rm_.kernel().munmap(reinterpret_cast<void*>(kLowWindowBase), kLowWindowSize);
-  if (high_reserved_) {
-    rm_.kernel().munmap(reinterpret_cast<void*>(kHighWindowBase), kHighWindowSize);
+  for (const VaWindow* w : {&low_window_, &high_window_}) {
+    if (w->size != 0) rm_.kernel().munmap(reinterpret_cast<void*>(w->base), w->size);
   }
   if (gpu_fd_ >= 0) rm_.kernel().close(gpu_fd_);
 }
@@ -309,23 +308,31 @@ Status RmGpu::reserve_windows() {
   // later land only inside space it owns.
   const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE;
   for (int w = 0; w < 2; ++w) {
-    const uint64_t base = w == 0 ? kLowWindowBase : kHighWindowBase;
-    const uint64_t size = w == 0 ? kLowWindowSize : kHighWindowSize;
-    int err = 0;
-    void* p = rm_.kernel().mmap(reinterpret_cast<void*>(base), size, PROT_NONE, flags, -1, 0, err);
-    if (p == nullptr || reinterpret_cast<uint64_t>(p) != base) {
-      if (p != nullptr) rm_.kernel().munmap(p, size);
-      return Error(
-                 err == EEXIST ? Errc::kBusy : Errc::kIo,
-                 strformat("reserving the VA window [%s, %s): %s", hex(base).c_str(),
-                           hex(base + size).c_str(),
-                           p == nullptr ? std::strerror(err) : "the kernel chose another address"))
+    std::span<const VaWindow> candidates =
+        w == 0 ? std::span<const VaWindow>(kLowWindows) : std::span<const VaWindow>(kHighWindows);
+    VaWindow& chosen = w == 0 ? low_window_ : high_window_;
+    std::string tried;
+    for (const VaWindow& c : candidates) {
+      int err = 0;
+      void* p =
+          rm_.kernel().mmap(reinterpret_cast<void*>(c.base), c.size, PROT_NONE, flags, -1, 0, err);
+      if (p != nullptr && reinterpret_cast<uint64_t>(p) == c.base) {
+        chosen = c;
+        break;
+      }
+      if (p != nullptr) rm_.kernel().munmap(p, c.size);  // an old kernel ignored NOREPLACE
+      tried += strformat("%s[%s, %s): %s", tried.empty() ? "" : "; ", hex(c.base).c_str(),
+                         hex(c.base + c.size).c_str(),
+                         p == nullptr ? std::strerror(err) : "placed elsewhere");
+    }
+    if (chosen.size == 0) {
+      return Error(Errc::kBusy, strformat("no %s VA window could be reserved (%s)",
+                                          w == 0 ? "low" : "high", tried.c_str()))
           .with_hint(
-              "something else in this process maps that range (one RmGpu per process "
+              "something else in this process maps those ranges (one RmGpu per process "
               "for now)");
     }
-    (w == 0 ? low_reserved_ : high_reserved_) = true;
-    auto t = RG_TRY(memory::Tlsf::create(memory::TlsfConfig{base, size, kPage, 32}));
+    auto t = RG_TRY(memory::Tlsf::create(memory::TlsfConfig{chosen.base, chosen.size, kPage, 32}));
     (w == 0 ? low_ : high_).emplace(std::move(t));
   }
   return {};

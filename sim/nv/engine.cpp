@@ -34,7 +34,9 @@ constexpr uint32_t kRcPbdmaError = 32;
 // hang the host).
 constexpr uint32_t kDwordBudget = 1u << 20;
 
-uint32_t field(uint32_t w, BitField f) { return static_cast<uint32_t>(extract_bits(w, f.lo, f.width)); }
+uint32_t field(uint32_t w, BitField f) {
+  return static_cast<uint32_t>(extract_bits(w, f.lo, f.width));
+}
 
 uint64_t now_ns() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -104,13 +106,12 @@ bool SimNvKernel::read_mem(Object& ch, uint64_t va, void* out, uint64_t n, const
   return true;
 }
 
-bool SimNvKernel::write_mem(Object& ch, uint64_t va, const void* in, uint64_t n,
-                            const char* who) {
+bool SimNvKernel::write_mem(Object& ch, uint64_t va, const void* in, uint64_t n, const char* who) {
   auto p = translate(va, n);
   if (!p.ok()) {
     channel_error(ch, kRcMmuFault,
-                  strformat("MMU fault: %s write of [%s, +%s) is not mapped", who,
-                            hex(va).c_str(), hex(n).c_str()));
+                  strformat("MMU fault: %s write of [%s, +%s) is not mapped", who, hex(va).c_str(),
+                            hex(n).c_str()));
     return false;
   }
   std::memcpy(*p, in, n);
@@ -138,9 +139,9 @@ void SimNvKernel::run_channel(Object& ch) {
         if (opcode == h86::NVC86F_GP_ENTRY1_OPCODE_SET_PB_SEGMENT_EXTENDED_BASE && hopper) {
           ch.extended_base = field(lo, h86::NVC86F_GP_ENTRY0_PB_EXTENDED_BASE_OPERAND);
         } else if (opcode != h::NVC56F_GP_ENTRY1_OPCODE_NOP) {
-          channel_error(ch, kRcPbdmaError,
-                        strformat("GP entry %u: control opcode %u is not supported", ch.gp_get,
-                                  opcode));
+          channel_error(
+              ch, kRcPbdmaError,
+              strformat("GP entry %u: control opcode %u is not supported", ch.gp_get, opcode));
           return;
         }
       } else {
@@ -174,18 +175,16 @@ void SimNvKernel::run_channel(Object& ch) {
             if (!method(ch, subch, mthd, count)) return;  // blocked: retry this header
             ch.pb_pos++;
             continue;
-          case h::NVC56F_DMA_SEC_OP_END_PB_SEGMENT:
-            ch.pb_pos = ch.pb_dwords;
-            continue;
+          case h::NVC56F_DMA_SEC_OP_END_PB_SEGMENT: ch.pb_pos = ch.pb_dwords; continue;
           case h::NVC56F_DMA_SEC_OP_INC_METHOD:
           case h::NVC56F_DMA_SEC_OP_NON_INC_METHOD:
           case h::NVC56F_DMA_SEC_OP_ONE_INC:
             if (ch.pb_pos + 1 + count > ch.pb_dwords) {
-              channel_error(ch, kRcPbdmaError,
-                            strformat("pushbuffer at %s: a header at dword %u wants %u data "
-                                      "dwords, the segment has %u more",
-                                      hex(ch.pb_va).c_str(), ch.pb_pos, count,
-                                      ch.pb_dwords - ch.pb_pos - 1));
+              channel_error(
+                  ch, kRcPbdmaError,
+                  strformat("pushbuffer at %s: a header at dword %u wants %u data "
+                            "dwords, the segment has %u more",
+                            hex(ch.pb_va).c_str(), ch.pb_pos, count, ch.pb_dwords - ch.pb_pos - 1));
               return;
             }
             ch.hdr_op = op;
@@ -240,9 +239,9 @@ bool SimNvKernel::method(Object& ch, uint32_t subch, uint32_t mthd, uint32_t dat
   if (mthd < 0x100) return host_method(ch, mthd, data);
   const uint32_t cls = ch.bound[subch];
   if (cls == 0) {
-    channel_error(ch, kRcPbdmaError,
-                  strformat("method 0x%x on subchannel %u, which no SET_OBJECT bound", mthd,
-                            subch));
+    channel_error(
+        ch, kRcPbdmaError,
+        strformat("method 0x%x on subchannel %u, which no SET_OBJECT bound", mthd, subch));
     return false;
   }
   if (ch.engine_methods.empty()) ch.engine_methods.assign(0x2000 / 4, 0);
@@ -269,19 +268,13 @@ bool SimNvKernel::method(Object& ch, uint32_t subch, uint32_t mthd, uint32_t dat
 bool SimNvKernel::host_method(Object& ch, uint32_t mthd, uint32_t data) {
   const bool hopper = ch.cls == rm::HOPPER_CHANNEL_GPFIFO_A;
   switch (mthd) {
-    case h::NVC56F_SEM_ADDR_LO:
-      ch.sem_lo = data & ~3u;
-      return true;
+    case h::NVC56F_SEM_ADDR_LO: ch.sem_lo = data & ~3u; return true;
     case h::NVC56F_SEM_ADDR_HI:
       ch.sem_hi = hopper ? field(data, h86::NVC86F_SEM_ADDR_HI_OFFSET)
                          : field(data, h::NVC56F_SEM_ADDR_HI_OFFSET);
       return true;
-    case h::NVC56F_SEM_PAYLOAD_LO:
-      ch.sem_payload_lo = data;
-      return true;
-    case h::NVC56F_SEM_PAYLOAD_HI:
-      ch.sem_payload_hi = data;
-      return true;
+    case h::NVC56F_SEM_PAYLOAD_LO: ch.sem_payload_lo = data; return true;
+    case h::NVC56F_SEM_PAYLOAD_HI: ch.sem_payload_hi = data; return true;
     case h::NVC56F_SEM_EXECUTE: {
       const uint64_t va = (uint64_t{ch.sem_hi} << 32) | ch.sem_lo;
       const bool wide = field(data, h::NVC56F_SEM_EXECUTE_PAYLOAD_SIZE) ==
@@ -291,8 +284,7 @@ bool SimNvKernel::host_method(Object& ch, uint32_t mthd, uint32_t data) {
       const uint32_t op = field(data, h::NVC56F_SEM_EXECUTE_OPERATION);
       const uint64_t n = wide ? 8 : 4;
       uint64_t cur = 0;
-      if (op != h::NVC56F_SEM_EXECUTE_OPERATION_RELEASE &&
-          !read_mem(ch, va, &cur, n, "semaphore"))
+      if (op != h::NVC56F_SEM_EXECUTE_OPERATION_RELEASE && !read_mem(ch, va, &cur, n, "semaphore"))
         return false;
       switch (op) {
         case h::NVC56F_SEM_EXECUTE_OPERATION_RELEASE: {
@@ -303,17 +295,14 @@ bool SimNvKernel::host_method(Object& ch, uint32_t mthd, uint32_t data) {
           }
           return true;
         }
-        case h::NVC56F_SEM_EXECUTE_OPERATION_ACQUIRE:
-          return cur == payload;
-        case h::NVC56F_SEM_EXECUTE_OPERATION_ACQ_STRICT_GEQ:
-          return cur >= payload;
+        case h::NVC56F_SEM_EXECUTE_OPERATION_ACQUIRE: return cur == payload;
+        case h::NVC56F_SEM_EXECUTE_OPERATION_ACQ_STRICT_GEQ: return cur >= payload;
         case h::NVC56F_SEM_EXECUTE_OPERATION_ACQ_CIRC_GEQ:
           // Wrap-safe: the difference taken as a signed number of the payload's width.
           return wide ? static_cast<int64_t>(cur - payload) >= 0
                       : static_cast<int32_t>(static_cast<uint32_t>(cur) -
                                              static_cast<uint32_t>(payload)) >= 0;
-        case h::NVC56F_SEM_EXECUTE_OPERATION_ACQ_AND:
-          return (cur & payload) != 0;
+        case h::NVC56F_SEM_EXECUTE_OPERATION_ACQ_AND: return (cur & payload) != 0;
         case h::NVC56F_SEM_EXECUTE_OPERATION_ACQ_NOR:
           return (cur | payload) != (wide ? ~0ull : 0xffffffffull);
         case h::NVC56F_SEM_EXECUTE_OPERATION_REDUCTION: {
@@ -340,8 +329,10 @@ bool SimNvKernel::host_method(Object& ch, uint32_t mthd, uint32_t data) {
               r = (cur == 0 || cur > payload) ? payload : cur - 1;
               break;
             default:
-              if (red == 2) r = cur | payload;        // IOR
-              else if (red == 4) r = cur ^ payload;   // IXOR
+              if (red == 2)
+                r = cur | payload;  // IOR
+              else if (red == 4)
+                r = cur ^ payload;  // IXOR
               else {
                 channel_error(ch, kRcPbdmaError, strformat("semaphore reduction %u", red));
                 return false;
@@ -355,15 +346,12 @@ bool SimNvKernel::host_method(Object& ch, uint32_t mthd, uint32_t data) {
           return false;
       }
     }
-    case h::NVC56F_NON_STALL_INTERRUPT:
-      ch.nonstall_interrupts++;
-      return true;
+    case h::NVC56F_NON_STALL_INTERRUPT: ch.nonstall_interrupts++; return true;
     case h::NVC56F_WFI:  // the simulator runs each channel's work in order: nothing is in flight
     case h::NVC56F_MEM_OP_A:
     case h::NVC56F_MEM_OP_B:
     case h::NVC56F_MEM_OP_C:
-    case h::NVC56F_MEM_OP_D:
-      return true;
+    case h::NVC56F_MEM_OP_D: return true;
     default:
       channel_error(ch, kRcPbdmaError, strformat("Host method 0x%x is not one rawgpu uses", mthd));
       return false;
@@ -417,10 +405,10 @@ bool SimNvKernel::copy_launch(Object& ch, uint32_t launch) {
                         reg(ce::NVC7B5_SET_SEMAPHORE_B);
     const bool two_word = cls != rm::AMPERE_DMA_COPY_A &&
                           field(launch, ce::NVC7B5_LAUNCH_DMA_SEMAPHORE_PAYLOAD_SIZE) != 0;
-    const uint64_t payload =
-        two_word ? (uint64_t{reg(ce::NVC7B5_SET_SEMAPHORE_PAYLOAD_UPPER)} << 32) |
-                       reg(ce::NVC7B5_SET_SEMAPHORE_PAYLOAD)
-                 : reg(ce::NVC7B5_SET_SEMAPHORE_PAYLOAD);
+    const uint64_t payload = two_word
+                                 ? (uint64_t{reg(ce::NVC7B5_SET_SEMAPHORE_PAYLOAD_UPPER)} << 32) |
+                                       reg(ce::NVC7B5_SET_SEMAPHORE_PAYLOAD)
+                                 : reg(ce::NVC7B5_SET_SEMAPHORE_PAYLOAD);
     if (field(launch, ce::NVC7B5_LAUNCH_DMA_SEMAPHORE_REDUCTION_ENABLE) != 0) {
       channel_error(ch, kRcGrException, "copy engine: semaphore reductions are not simulated");
       return false;

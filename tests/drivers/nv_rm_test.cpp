@@ -154,8 +154,9 @@ TEST_P(NvRmBringUp, BuildsTheObjectTreeAndMapsMemoryAtOneAddress) {
     // CPU-visible VRAM: what the CPU writes at va, the GPU reads at va.
     auto m = gpu.alloc_vram(3 * 4096 + 5, true);
     ASSERT_TRUE(m.ok()) << m.error().to_string();
-    EXPECT_GE(m->va, nv::kLowWindowBase);
-    EXPECT_LT(m->va + m->size, nv::kLowWindowBase + nv::kLowWindowSize);
+    EXPECT_GE(m->va, gpu.low_window().base);
+    EXPECT_LE(m->va + m->size, gpu.low_window().base + gpu.low_window().size);
+    EXPECT_LT(m->va + m->size, 1ull << 40);
     std::memcpy(m->cpu() + 100, "rawgpu", 6);
     auto seen = k->translate(m->va + 100, 6);
     ASSERT_TRUE(seen.ok()) << seen.error().to_string();
@@ -175,7 +176,7 @@ TEST_P(NvRmBringUp, BuildsTheObjectTreeAndMapsMemoryAtOneAddress) {
     // GPU-only VRAM lives above the low window.
     auto d = gpu.alloc_vram(16ull << 20, false);
     ASSERT_TRUE(d.ok()) << d.error().to_string();
-    EXPECT_GE(d->va, nv::kHighWindowBase);
+    EXPECT_GE(d->va, gpu.high_window().base);
     EXPECT_EQ(d->va % (2ull << 20), 0u);  // 2 MiB pages from 8 MiB on
     ASSERT_TRUE(k->translate(d->va + (16ull << 20) - 8, 8).ok());
 

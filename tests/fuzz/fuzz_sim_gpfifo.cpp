@@ -34,8 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!dws.empty()) std::memcpy(dws.data(), data + 1, dws.size() * 4);
   if (dws.size() > 4096) dws.resize(4096);
   sim::SimNvConfig c;
-  c.arch = sel % 3 == 0 ? sim::NvArch::kAmpere : sel % 3 == 1 ? sim::NvArch::kAda
-                                                              : sim::NvArch::kHopper;
+  c.arch = sel % 3 == 0   ? sim::NvArch::kAmpere
+           : sel % 3 == 1 ? sim::NvArch::kAda
+                          : sim::NvArch::kHopper;
   c.vram_bytes = 64ull << 20;
   auto k = sim::SimNvKernel::create(c);
   require(k.ok(), "the simulated driver starts");

@@ -21,7 +21,9 @@ using queues::NvChannelQueue;
 using queues::NvPushBuffer;
 using queues::NvSecOp;
 
-uint32_t get(uint32_t w, BitField f) { return static_cast<uint32_t>(extract_bits(w, f.lo, f.width)); }
+uint32_t get(uint32_t w, BitField f) {
+  return static_cast<uint32_t>(extract_bits(w, f.lo, f.width));
+}
 
 TEST(NvGpfifoEncode, MethodHeadersInEveryForm) {
   const uint32_t inc = queues::nv_method(NvSecOp::kInc, 4, 0x400, 4);
@@ -75,7 +77,8 @@ TEST(NvGpfifoEncode, SemaphoreReachDependsOnTheChannelClass) {
   ASSERT_TRUE(pb.signal(0x10'0000'0000, 7).ok());
   const uint32_t exec = pb.cmds()[5];
   EXPECT_EQ(get(exec, h::NVC56F_SEM_EXECUTE_OPERATION), h::NVC56F_SEM_EXECUTE_OPERATION_RELEASE);
-  EXPECT_EQ(get(exec, h::NVC56F_SEM_EXECUTE_PAYLOAD_SIZE), h::NVC56F_SEM_EXECUTE_PAYLOAD_SIZE_64BIT);
+  EXPECT_EQ(get(exec, h::NVC56F_SEM_EXECUTE_PAYLOAD_SIZE),
+            h::NVC56F_SEM_EXECUTE_PAYLOAD_SIZE_64BIT);
   EXPECT_EQ(get(exec, h::NVC56F_SEM_EXECUTE_RELEASE_TIMESTAMP), 1u);
   EXPECT_EQ(get(exec, h::NVC56F_SEM_EXECUTE_RELEASE_WFI), 1u);
   // c6b5 releases 32 bits only.
@@ -197,9 +200,9 @@ TEST_P(NvQueueSim, ManySubmissionsWrapTheArenaWithNothingLostOrDuplicated) {
            {static_cast<uint32_t>(sig_va(g, 0)), static_cast<uint32_t>(sig_va(g, 0) >> 32),
             static_cast<uint32_t>(i), 0,
             static_cast<uint32_t>(deposit_bits(
-                deposit_bits(h::NVC56F_SEM_EXECUTE_OPERATION_REDUCTION,
-                             h::NVC56F_SEM_EXECUTE_REDUCTION.lo, h::NVC56F_SEM_EXECUTE_REDUCTION.width,
-                             h::NVC56F_SEM_EXECUTE_REDUCTION_IADD),
+                deposit_bits(
+                    h::NVC56F_SEM_EXECUTE_OPERATION_REDUCTION, h::NVC56F_SEM_EXECUTE_REDUCTION.lo,
+                    h::NVC56F_SEM_EXECUTE_REDUCTION.width, h::NVC56F_SEM_EXECUTE_REDUCTION_IADD),
                 h::NVC56F_SEM_EXECUTE_PAYLOAD_SIZE.lo, 1, 1))});
     for (int pad = 0; pad < 40; ++pad) pb.immediate(0, h::NVC56F_WFI, 0);
     ASSERT_TRUE(pb.signal(sig_va(g, 1), i).ok());
@@ -225,9 +228,9 @@ TEST_P(NvQueueSim, AFullArenaMakesSubmitWaitInsteadOfOverwriting) {
            {static_cast<uint32_t>(sig_va(g, 0)), static_cast<uint32_t>(sig_va(g, 0) >> 32),
             static_cast<uint32_t>(i), 0,
             static_cast<uint32_t>(deposit_bits(
-                deposit_bits(h::NVC56F_SEM_EXECUTE_OPERATION_REDUCTION,
-                             h::NVC56F_SEM_EXECUTE_REDUCTION.lo, h::NVC56F_SEM_EXECUTE_REDUCTION.width,
-                             h::NVC56F_SEM_EXECUTE_REDUCTION_IADD),
+                deposit_bits(
+                    h::NVC56F_SEM_EXECUTE_OPERATION_REDUCTION, h::NVC56F_SEM_EXECUTE_REDUCTION.lo,
+                    h::NVC56F_SEM_EXECUTE_REDUCTION.width, h::NVC56F_SEM_EXECUTE_REDUCTION_IADD),
                 h::NVC56F_SEM_EXECUTE_PAYLOAD_SIZE.lo, 1, 1))});
     for (int pad = 0; pad < 200; ++pad) pb.immediate(0, h::NVC56F_WFI, 0);
     ASSERT_TRUE(pb.signal(sig_va(g, 1), i).ok());

@@ -68,11 +68,18 @@ struct NvChannel {
   uint64_t userd_va = 0;  // USERD (GPPut at +0x8c, GPGet at +0x88)
 };
 
-// CPU-visible buffers, pushbuffers, QMDs and (Ampere/Ada) semaphores live below 2^40.
-inline constexpr uint64_t kLowWindowBase = 0x10'0000'0000;
-inline constexpr uint64_t kLowWindowSize = 0x10'0000'0000;  // 64 GiB
-inline constexpr uint64_t kHighWindowBase = 0x20'0000'0000;
-inline constexpr uint64_t kHighWindowSize = 0x100'0000'0000;  // 1 TiB of GPU-only addresses
+// CPU-visible buffers, pushbuffers, QMDs and (Ampere/Ada) semaphores live below 2^40 (the low
+// window); GPU-only memory anywhere (the high window). Candidates in order of preference: the
+// first of each is the layout nv.md describes; the second serves processes whose address space
+// already holds the first (AddressSanitizer's shadow gap covers [2 GiB, 2 TiB), leaving only
+// the first 2 GiB below 2^40).
+struct VaWindow {
+  uint64_t base = 0, size = 0;
+};
+inline constexpr VaWindow kLowWindows[] = {{0x10'0000'0000, 0x10'0000'0000},  // 64 GiB at 64 GiB
+                                           {0x4000'0000, 0x3000'0000}};       // 768 MiB at 1 GiB
+inline constexpr VaWindow kHighWindows[] = {{0x20'0000'0000, 0x100'0000'0000},
+                                            {0x2000'0000'0000, 0x100'0000'0000}};
 
 class RmGpu {
  public:
@@ -111,6 +118,9 @@ class RmGpu {
   // new GP entries.
   void ring_doorbell(const NvChannel& channel);
   volatile uint32_t* usermode() const { return usermode_cpu_; }
+  // The VA windows this GPU reserved (see kLowWindows / kHighWindows).
+  const VaWindow& low_window() const { return low_window_; }
+  const VaWindow& high_window() const { return high_window_; }
 
  private:
   explicit RmGpu(Rm& rm) : rm_(rm) {}
@@ -134,7 +144,7 @@ class RmGpu {
   std::array<uint8_t, 16> uuid_{};
   volatile uint32_t* usermode_cpu_ = nullptr;
   std::optional<memory::Tlsf> low_, high_;
-  bool low_reserved_ = false, high_reserved_ = false;
+  VaWindow low_window_, high_window_;  // size 0: not reserved
   NvMemory gpfifo_area_, notifier_;
   NvChannel compute_, copy_;
   uint64_t uvm_channel_va_[2] = {0, 0};
