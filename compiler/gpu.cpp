@@ -627,6 +627,12 @@ Result<ProgramSpec> compile_gpu(Ref sink, std::string_view name, const GpuTarget
       s.binary_note = options.assemble ? "ptxas not installed: no cubin (PTX is the artifact)"
                                        : "assembly not requested";
       s.binary.assign(s.assembly.begin(), s.assembly.end());
+      // Static shared memory as the PTX declares it: each local array 16-byte aligned (what the
+      // NVPTX back end emits), so a launch sizes its shared memory without a cubin.
+      uint64_t shared = 0;
+      for (Ref l : s.program.locals)
+        shared += (uint64_t(l->arg().as_ints()[1]) * uint64_t(itemsize(l->dtype())) + 15) / 16 * 16;
+      s.loaded.local_bytes = static_cast<uint32_t>(shared);
     } else {
       namespace fs = std::filesystem;
       std::string tmpl = (fs::temp_directory_path() / "rawgpu-ptxas-XXXXXX").string();

@@ -254,12 +254,23 @@ bool SimNvKernel::method(Object& ch, uint32_t subch, uint32_t mthd, uint32_t dat
     if (mthd == ce::NVC7B5_LAUNCH_DMA) return copy_launch(ch, data);
     return true;
   }
-  // Compute: the launch methods need the QMD decoder and the PTX executor, which this simulator
-  // does not have yet; say so instead of completing a launch that did nothing.
-  if (mthd == autogen::nv::clc6c0::NVC6C0_SEND_SIGNALING_PCAS2_B ||
-      mthd == autogen::nv::clc6c0::NVC6C0_LAUNCH_DMA) {
+  // Compute: SEND_SIGNALING_PCAS2_B with a scheduling action launches the QMD whose address
+  // (>> 8) SEND_PCAS_A holds; an invalidate-only action launches nothing.
+  namespace cc = autogen::nv::clc6c0;
+  if (mthd == cc::NVC6C0_SEND_SIGNALING_PCAS2_B) {
+    const uint32_t action = field(data, cc::NVC6C0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION);
+    if (action == 1) return true;  // INVALIDATE
+    if (action != 2 && action != 3 && action != 9 && action != 0xa) {
+      channel_error(ch, kRcGrException, strformat("SEND_SIGNALING_PCAS2_B action %u", action));
+      return false;
+    }
+    return compute_launch(ch, uint64_t{ch.engine_methods[cc::NVC6C0_SEND_PCAS_A / 4]} << 8);
+  }
+  if (mthd == cc::NVC6C0_LAUNCH_DMA || mthd == cc::NVC6C0_LOAD_INLINE_QMD_DATA(0)) {
     channel_error(ch, kRcGrException,
-                  strformat("compute method 0x%x: kernel launches are not simulated yet", mthd));
+                  strformat("compute method 0x%x (inline-to-memory / inline QMD) is not "
+                            "simulated",
+                            mthd));
     return false;
   }
   return true;

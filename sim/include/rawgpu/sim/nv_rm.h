@@ -81,6 +81,9 @@ class SimNvKernel final : public nv::Kernel {
   // of [0x..., +0x...) unmapped").
   const std::vector<std::string>& channel_errors() const { return channel_errors_; }
   uint64_t nonstall_interrupts() const;
+  // Compute work so far: QMD launches completed and PTX thread-instructions executed.
+  uint64_t launches() const { return launches_; }
+  uint64_t thread_instructions() const { return thread_instructions_; }
 
  private:
   struct Object;
@@ -107,6 +110,8 @@ class SimNvKernel final : public nv::Kernel {
   bool method(Object& ch, uint32_t subch, uint32_t method, uint32_t data);
   bool host_method(Object& ch, uint32_t method, uint32_t data);
   bool copy_launch(Object& ch, uint32_t launch);
+  // sim/nv/compute.cpp: a QMD launch (decode, cbuf0 checks, the PTX image, execution, releases).
+  bool compute_launch(Object& ch, uint64_t qmd_va);
   void channel_error(Object& ch, uint32_t rc_code, const std::string& what);
   bool read_mem(Object& ch, uint64_t va, void* out, uint64_t n, const char* who);
   bool write_mem(Object& ch, uint64_t va, const void* in, uint64_t n, const char* who);
@@ -122,6 +127,9 @@ class SimNvKernel final : public nv::Kernel {
   std::vector<uint8_t*> usermode_view_;
   std::vector<std::string> trace_;
   std::vector<std::string> channel_errors_;
+  // Parsed PTX images by content hash (a program is parsed once, however often it launches).
+  std::map<uint64_t, std::shared_ptr<const void>> ptx_cache_;
+  uint64_t launches_ = 0, thread_instructions_ = 0;
   int next_fd_ = 1 << 20;
   uint32_t next_handle_ = 0xc1d00000;
   uint32_t next_chid_ = 0;

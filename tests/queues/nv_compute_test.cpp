@@ -1,0 +1,250 @@
+// NVIDIA compute launches end to end on the simulated GPU behind the simulated kernel driver:
+// the compiler's example kernels compiled to PTX for the GPU's SM, loaded as a program image,
+// launched with a QMD V03 and constant bank 0 built by queues/nv_compute, signaled by the QMD
+// release, and compared with the host reference. Plus the QMD fields against the autogen
+// table, and the typed errors of bad launches.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "rawgpu/autogen/nv/qmd.h"
+#include "rawgpu/base/bits.h"
+#include "rawgpu/compiler/gpu.h"
+#include "rawgpu/drivers/nv/rm_gpu.h"
+#include "rawgpu/queues/nv_compute.h"
+#include "rawgpu/queues/nv_gpfifo.h"
+#include "rawgpu/sim/nv_rm.h"
+
+namespace rawgpu {
+namespace {
+
+namespace q3 = autogen::nv::qmd::v03;
+
+struct Rig {
+  std::unique_ptr<sim::SimNvKernel> k;
+  std::unique_ptr<nv::Rm> rm;
+  std::unique_ptr<nv::RmGpu> gpu;
+  nv::NvMemory pb_arena, kernargs, signals;
+  std::unique_ptr<queues::NvChannelQueue> channel;
+  std::unique_ptr<queues::NvComputeQueue> compute;
+  uint64_t* sig() { return reinterpret_cast<uint64_t*>(signals.cpu()); }
+};
+
+Rig rig(sim::NvArch arch) {
+  Rig r;
+  sim::SimNvConfig c;
+  c.arch = arch;
+  c.version = "580.65.06";
+  c.vram_bytes = 512ull << 20;
+  r.k = sim::SimNvKernel::create(c).value();
+  r.rm = nv::Rm::open(*r.k).value();
+  auto g = nv::RmGpu::open(*r.rm, 0);
+  EXPECT_TRUE(g.ok()) << g.error().to_string();
+  r.gpu = std::move(g).value();
+  r.pb_arena = r.gpu->alloc_vram(64 << 10, true).value();
+  r.kernargs = r.gpu->alloc_vram(256 << 10, true).value();
+  r.signals = r.gpu->alloc_host(4096).value();
+  std::memset(r.signals.cpu(), 0, 4096);
+  r.channel = std::make_unique<queues::NvChannelQueue>(*r.gpu, r.gpu->compute(), r.pb_arena);
+  r.compute = std::make_unique<queues::NvComputeQueue>(*r.gpu, *r.channel, r.kernargs);
+  return r;
+}
+
+const char* target_of(sim::NvArch a) {
+  return a == sim::NvArch::kAmpere ? "sm_86" : a == sim::NvArch::kAda ? "sm_89" : "sm_90";
+}
+
+struct Case {
+  sim::NvArch arch;
+  std::string example;
+};
+void PrintTo(const Case& c, std::ostream* os) { *os << target_of(c.arch) << " " << c.example; }
+
+class NvCompute : public ::testing::TestWithParam<Case> {};
+
+TEST_P(NvCompute, ExampleKernelsMatchTheHostReference) {
+  const Case& tc = GetParam();
+  Rig r = rig(tc.arch);
+  nv::RmGpu& gpu = *r.gpu;
+  ASSERT_EQ(gpu.gr().sm.target, target_of(tc.arch));
+  compiler::Context ctx;
+  auto ex = compiler::gpu_example(ctx, tc.example);
+  ASSERT_TRUE(ex.ok());
+  auto target = compiler::gpu_target(gpu.gr().sm.target);
+  ASSERT_TRUE(target.ok());
+  compiler::GpuOptions opts = ex->options;
+  opts.assemble = false;  // the simulated GPU executes the PTX image
+  auto spec = compiler::compile_gpu(ex->sink, tc.example, *target, opts);
+  ASSERT_TRUE(spec.ok()) << spec.error().to_string();
+  auto data = compiler::gpu_example_data(tc.example);
+  ASSERT_TRUE(data.ok());
+
+  // Buffers in VRAM (CPU-visible here so the test can fill and read them).
+  std::vector<nv::NvMemory> bufs;
+  std::vector<uint8_t> params;
+  for (const auto& bytes : data->buffers) {
+    bufs.push_back(gpu.alloc_vram(bytes.size(), true).value());
+    std::memcpy(bufs.back().cpu(), bytes.data(), bytes.size());
+    const uint64_t va = bufs.back().va;
+    params.insert(params.end(), reinterpret_cast<const uint8_t*>(&va),
+                  reinterpret_cast<const uint8_t*>(&va) + 8);
+  }
+  for (int64_t v : data->var_values) {
+    params.insert(params.end(), reinterpret_cast<const uint8_t*>(&v),
+                  reinterpret_cast<const uint8_t*>(&v) + 8);
+  }
+  queues::NvKernelInfo info;
+  info.name = tc.example;
+  info.param_bytes = static_cast<uint32_t>(params.size());
+  info.shared_bytes = spec->loaded.local_bytes;
+  auto prog = queues::NvProgram::load_ptx(gpu, info, spec->assembly);
+  ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+  auto groups = compiler::launch_global(*spec, data->var_values);
+  ASSERT_TRUE(groups.ok());
+  queues::NvLaunch l;
+  for (int d = 0; d < 3; ++d) {
+    l.grid[d] = static_cast<uint32_t>((*groups)[d]);
+    l.block[d] = static_cast<uint32_t>(spec->gpu.local[d]);
+  }
+  l.params = params;
+  auto s = r.compute->launch(*prog, l, r.sig(), r.signals.va, 1);
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  auto w = queues::nv_wait_value(gpu, r.sig(), 1, "kernel", std::chrono::seconds(60));
+  ASSERT_TRUE(w.ok()) << w.error().to_string() << "\n"
+                      << (r.k->channel_errors().empty() ? "" : r.k->channel_errors()[0]);
+  EXPECT_NE(r.sig()[1], 0u);  // the release's timestamp
+  EXPECT_EQ(r.k->launches(), 1u);
+  size_t bad = 0;
+  for (size_t i = 0; i < data->expected_count; ++i) {
+    float got;
+    std::memcpy(&got, bufs[0].cpu() + 4 * i, 4);
+    const double want = data->expected[i];
+    if (std::isnan(got) || std::fabs(got - want) > data->atol + data->rtol * std::fabs(want)) {
+      if (bad++ < 5) ADD_FAILURE() << "element " << i << ": got " << got << ", want " << want;
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+  prog->release(gpu);
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (std::string_view n : compiler::gpu_example_names()) {
+    if (n != "attention") out.push_back({sim::NvArch::kHopper, std::string(n)});  // sim/ptx has it
+  }
+  for (sim::NvArch a : {sim::NvArch::kAmpere, sim::NvArch::kAda}) {
+    for (const char* n : {"elementwise_n", "reduce_row", "matmul_tc"}) out.push_back({a, n});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, NvCompute, ::testing::ValuesIn(cases()), [](const auto& info) {
+  return std::string(target_of(info.param.arch)) + "_" + info.param.example;
+});
+
+constexpr const char* kStore = R"(
+.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry store(.param .u64 p0, .param .u32 p1)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [p0];
+	ld.param.u32 %r1, [p1];
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r3, %ntid.x;
+	mad.lo.s32 %r2, %r3, %r1, %r2;
+	mul.wide.u32 %rd2, %r2, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r2;
+	ret;
+}
+)";
+
+TEST(NvComputeQmd, FieldsRoundTripAndSuccessiveLaunchesSignalInOrder) {
+  Rig r = rig(sim::NvArch::kHopper);
+  nv::RmGpu& gpu = *r.gpu;
+  auto out = gpu.alloc_vram(1 << 20, true).value();
+  queues::NvKernelInfo info{"store", 12, 0, 0};
+  auto prog = queues::NvProgram::load_ptx(gpu, info, kStore).value();
+  for (uint32_t i = 0; i < 200; ++i) {  // wraps the 256 KiB kernarg ring (~1 KiB per launch)
+    uint8_t params[12];
+    std::memcpy(params, &out.va, 8);
+    std::memcpy(params + 8, &i, 4);
+    queues::NvLaunch l;
+    l.block = {64, 1, 1};
+    l.params = params;
+    ASSERT_TRUE(r.compute->launch(prog, l, r.sig(), r.signals.va, i + 1).ok()) << i;
+  }
+  ASSERT_TRUE(queues::nv_wait_value(gpu, r.sig(), 200, "200 launches").ok());
+  for (uint32_t i = 0; i < 64 * 200; ++i) {
+    uint32_t v;
+    std::memcpy(&v, out.cpu() + 4 * i, 4);
+    ASSERT_EQ(v, i);
+  }
+  std::span<const uint32_t> q = r.compute->last_qmd();
+  EXPECT_EQ(get_bits(q, q3::QMD_MAJOR_VERSION.at()), 3u);
+  EXPECT_EQ(get_bits(q, q3::CTA_THREAD_DIMENSION0.at()), 64u);
+  EXPECT_EQ(get_bits(q, q3::CTA_RASTER_WIDTH.at()), 1u);
+  EXPECT_EQ(get_bits(q, q3::RELEASE0_ENABLE.at()), 1u);
+  EXPECT_EQ(get_bits(q, q3::RELEASE0_PAYLOAD64B.at()), 1u);
+  EXPECT_EQ(get_bits(q, q3::RELEASE0_PAYLOAD_LOWER.at()), 200u);
+  EXPECT_EQ((get_bits(q, q3::RELEASE0_ADDRESS_UPPER.at()) << 32) |
+                get_bits(q, q3::RELEASE0_ADDRESS_LOWER.at()),
+            r.signals.va);
+  EXPECT_EQ(get_bits(q, q3::PROGRAM_ADDRESS_LOWER.at()), prog.va() & 0xffffffffu);
+  EXPECT_EQ(get_bits(q, q3::SASS_VERSION.at()), 0x90u);
+  EXPECT_EQ(get_bits(q, q3::SHARED_MEMORY_SIZE.at()), 0x400u);
+  EXPECT_EQ(get_bits(q, q3::CONSTANT_BUFFER_SIZE_SHIFTED4.at(0)), (0x210u + 12 + 15) / 16);
+  EXPECT_EQ(r.k->launches(), 200u);
+}
+
+TEST(NvComputeQmd, BadLaunchesAndFaultingKernelsAreTypedErrors) {
+  Rig r = rig(sim::NvArch::kAda);
+  nv::RmGpu& gpu = *r.gpu;
+  queues::NvKernelInfo info{"store", 12, 0, 0};
+  auto prog = queues::NvProgram::load_ptx(gpu, info, kStore).value();
+  uint8_t params[12] = {};
+  queues::NvLaunch l;
+  l.params = std::span<const uint8_t>(params, 8);  // short
+  EXPECT_EQ(r.compute->launch(prog, l, r.sig(), r.signals.va, 1).error().code(),
+            Errc::kInvalidArgument);
+  l.params = params;
+  l.block = {2048, 1, 1};
+  EXPECT_EQ(r.compute->launch(prog, l, r.sig(), r.signals.va, 1).error().code(),
+            Errc::kInvalidArgument);
+  // A kernel storing through a null pointer: an MMU fault reaches the waiter, decoded.
+  l.block = {32, 1, 1};
+  ASSERT_TRUE(r.compute->launch(prog, l, r.sig(), r.signals.va, 1).ok());
+  auto w = queues::nv_wait_value(gpu, r.sig(), 1, "faulting kernel");
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().code(), Errc::kHardware);
+  EXPECT_NE(w.error().message().find("MMU fault"), std::string::npos) << w.error().to_string();
+  ASSERT_EQ(r.k->channel_errors().size(), 1u);
+  EXPECT_NE(r.k->channel_errors()[0].find("store"), std::string::npos) << r.k->channel_errors()[0];
+}
+
+TEST(NvComputeQmd, AProgramAddressWithoutAnImageIsAChannelError) {
+  Rig r = rig(sim::NvArch::kAmpere);
+  nv::RmGpu& gpu = *r.gpu;
+  queues::NvKernelInfo info{"store", 12, 0, 0};
+  auto prog = queues::NvProgram::load_ptx(gpu, info, kStore).value();
+  // Overwrite the image's magic: what a SASS cubin would look like to this simulator.
+  auto img = gpu.alloc_vram(4096, true).value();
+  (void)img;
+  uint8_t params[12] = {};
+  queues::NvLaunch l;
+  l.params = params;
+  std::memset(reinterpret_cast<uint8_t*>(prog.va()), 0x11, 4);
+  ASSERT_TRUE(r.compute->launch(prog, l, r.sig(), r.signals.va, 1).ok());
+  auto w = queues::nv_wait_value(gpu, r.sig(), 1, "kernel");
+  ASSERT_FALSE(w.ok());
+  ASSERT_EQ(r.k->channel_errors().size(), 1u);
+  EXPECT_NE(r.k->channel_errors()[0].find("not SASS"), std::string::npos)
+      << r.k->channel_errors()[0];
+}
+
+}  // namespace
+}  // namespace rawgpu
