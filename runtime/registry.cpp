@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "rawgpu/runtime/cpu_device.h"
+#include "rawgpu/runtime/nv_device.h"
 #include "registry_internal.h"
 
 namespace rawgpu::runtime {
@@ -46,12 +47,14 @@ Result<Device*> get_device(std::string_view name) {
     d = RG_TRY(f->second());
   } else if (name.starts_with("amd:")) {
     d = RG_TRY(open_amd_pci_device(name));  // a GPU of this machine, by PCI address
+  } else if (name.starts_with("nv:")) {
+    d = RG_TRY(open_nv_device(name));  // through this machine's NVIDIA kernel driver
   } else {
     std::string known;
     for (const auto& [k, v] : r.factories) known += (known.empty() ? "" : ", ") + k;
     return make_error(Errc::kNotFound,
-                      "unknown device '%.*s' (known: %s, and amd:<bdf> for an AMD GPU of this "
-                      "machine, see rawgpu list)",
+                      "unknown device '%.*s' (known: %s, amd:<bdf> for an AMD GPU of this machine, "
+                      "see rawgpu list, and nv:<n> for an NVIDIA GPU of its kernel driver)",
                       int(name.size()), name.data(), known.c_str());
   }
   Device* p = d.get();

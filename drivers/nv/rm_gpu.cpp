@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <mutex>
 
 #include "rawgpu/autogen/nv/uvm_ioctl.h"
 #include "rawgpu/autogen/nv/uvm_ioctl_numbers.h"
@@ -29,6 +30,20 @@ constexpr uint64_t kUvmChannelRange = 64ull << 20;
 constexpr uint64_t kNotifierBytes = 0x1000;
 
 uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// The process's VA windows, shared by every RmGpu in it: CPU VA == GPU VA then holds across
+// GPUs as well, and a second GPU needs no windows of its own. The first RmGpu reserves them, the
+// last one releases them.
+struct ProcessWindows {
+  std::mutex mu;
+  int users = 0;
+  VaWindow low, high;
+  std::optional<memory::Tlsf> low_t, high_t;
+};
+ProcessWindows& process_windows() {
+  static ProcessWindows* w = new ProcessWindows();  // never destroyed (static-order safety)
+  return *w;
+}
 
 void put32(std::vector<uint8_t>& b, uint32_t off, uint32_t v) { std::memcpy(&b[off], &v, 4); }
 void put64(std::vector<uint8_t>& b, uint32_t off, uint64_t v) { std::memcpy(&b[off], &v, 8); }
@@ -292,8 +307,17 @@ RmGpu::~RmGpu() {
   if (usermode_cpu_ != nullptr) {
     rm_.kernel().munmap(const_cast<uint32_t*>(usermode_cpu_), kUsermodeBytes);
   }
-  for (const VaWindow* w : {&low_window_, &high_window_}) {
-    if (w->size != 0) rm_.kernel().munmap(reinterpret_cast<void*>(w->base), w->size);
+  if (low_window_.size != 0) {
+    ProcessWindows& pw = process_windows();
+    std::lock_guard<std::mutex> lock(pw.mu);
+    if (--pw.users == 0) {
+      for (const VaWindow* w : {&pw.low, &pw.high}) {
+        rm_.kernel().munmap(reinterpret_cast<void*>(w->base), w->size);
+      }
+      pw.low_t.reset();
+      pw.high_t.reset();
+      pw.low = pw.high = VaWindow{};
+    }
   }
   if (gpu_fd_ >= 0) rm_.kernel().close(gpu_fd_);
 }
@@ -304,20 +328,28 @@ void RmGpu::ring_doorbell(const NvChannel& channel) {
 }
 
 Status RmGpu::reserve_windows() {
+  ProcessWindows& pw = process_windows();
+  std::lock_guard<std::mutex> lock(pw.mu);
+  if (pw.users > 0) {  // another GPU of this process reserved them
+    ++pw.users;
+    low_window_ = pw.low;
+    high_window_ = pw.high;
+    return {};
+  }
   // PROT_NONE, no swap reserved, never over an existing mapping: rawgpu's MAP_FIXED mappings
   // later land only inside space it owns.
   const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE;
+  VaWindow chosen[2];
   for (int w = 0; w < 2; ++w) {
     std::span<const VaWindow> candidates =
         w == 0 ? std::span<const VaWindow>(kLowWindows) : std::span<const VaWindow>(kHighWindows);
-    VaWindow& chosen = w == 0 ? low_window_ : high_window_;
     std::string tried;
     for (const VaWindow& c : candidates) {
       int err = 0;
       void* p =
           rm_.kernel().mmap(reinterpret_cast<void*>(c.base), c.size, PROT_NONE, flags, -1, 0, err);
       if (p != nullptr && reinterpret_cast<uint64_t>(p) == c.base) {
-        chosen = c;
+        chosen[w] = c;
         break;
       }
       if (p != nullptr) rm_.kernel().munmap(p, c.size);  // an old kernel ignored NOREPLACE
@@ -325,27 +357,39 @@ Status RmGpu::reserve_windows() {
                          hex(c.base + c.size).c_str(),
                          p == nullptr ? std::strerror(err) : "placed elsewhere");
     }
-    if (chosen.size == 0) {
+    if (chosen[w].size == 0) {
+      if (w == 1) rm_.kernel().munmap(reinterpret_cast<void*>(chosen[0].base), chosen[0].size);
       return Error(Errc::kBusy, strformat("no %s VA window could be reserved (%s)",
                                           w == 0 ? "low" : "high", tried.c_str()))
-          .with_hint(
-              "something else in this process maps those ranges (one RmGpu per process "
-              "for now)");
+          .with_hint("something else in this process maps those ranges");
     }
-    auto t = RG_TRY(memory::Tlsf::create(memory::TlsfConfig{chosen.base, chosen.size, kPage, 32}));
-    (w == 0 ? low_ : high_).emplace(std::move(t));
   }
+  auto lo = memory::Tlsf::create(memory::TlsfConfig{chosen[0].base, chosen[0].size, kPage, 32});
+  auto hi = memory::Tlsf::create(memory::TlsfConfig{chosen[1].base, chosen[1].size, kPage, 32});
+  if (!lo.ok() || !hi.ok()) {
+    for (const VaWindow& c : chosen) rm_.kernel().munmap(reinterpret_cast<void*>(c.base), c.size);
+    return (lo.ok() ? std::move(hi).take_error() : std::move(lo).take_error());
+  }
+  pw.low_t.emplace(std::move(lo).take_value());
+  pw.high_t.emplace(std::move(hi).take_value());
+  pw.low = low_window_ = chosen[0];
+  pw.high = high_window_ = chosen[1];
+  pw.users = 1;
   return {};
 }
 
 Result<uint64_t> RmGpu::alloc_va(uint64_t size, bool low) {
   const uint64_t align = size >= kHugeFrom ? kHugePage : kPage;
-  memory::Tlsf& t = low ? *low_ : *high_;
+  ProcessWindows& pw = process_windows();
+  std::lock_guard<std::mutex> lock(pw.mu);
+  memory::Tlsf& t = low ? *pw.low_t : *pw.high_t;
   return t.alloc(round_up(size, align), align);
 }
 
 void RmGpu::release_va(uint64_t va, bool low) {
-  memory::Tlsf& t = low ? *low_ : *high_;
+  ProcessWindows& pw = process_windows();
+  std::lock_guard<std::mutex> lock(pw.mu);
+  memory::Tlsf& t = low ? *pw.low_t : *pw.high_t;
   (void)t.free(va);
 }
 

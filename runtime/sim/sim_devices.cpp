@@ -11,7 +11,9 @@
 
 #include "rawgpu/base/log.h"
 #include "rawgpu/runtime/amd_device.h"
+#include "rawgpu/runtime/nv_device.h"
 #include "rawgpu/runtime/registry.h"
+#include "rawgpu/sim/nv_rm.h"
 #include "rawgpu/sim/sim_gpu.h"
 
 namespace rawgpu::runtime {
@@ -67,11 +69,42 @@ Result<std::unique_ptr<Device>> make_sim_device(const std::string& name, bool re
 
 }  // namespace
 
+// "sim:sm_86" / "sim:sm_89" / "sim:sm_90": the simulated NVIDIA kernel driver (sim::SimNvKernel,
+// a GA102 / AD102 / GH100 behind driver 580.65.06) brought up by drivers/nv's RmGpu, the same
+// code a machine with nvidia.ko runs, behind the NVIDIA back end. The GPU executes PTX images.
+static Result<std::unique_ptr<Device>> make_sim_nv_device(const std::string& name,
+                                                          sim::NvArch arch) {
+  sim::SimNvConfig cfg;
+  cfg.arch = arch;
+  cfg.version = "580.65.06";
+  cfg.vram_bytes = 8ull << 30;
+  std::shared_ptr<sim::SimNvKernel> kernel =
+      RG_TRY_CTX(sim::SimNvKernel::create(cfg), "starting %s", name.c_str());
+  std::shared_ptr<nv::Rm> rm = RG_TRY_CTX(nv::Rm::open(*kernel), "starting %s", name.c_str());
+  NvDeviceConfig c;
+  c.name = name;
+  c.gpu = RG_TRY_CTX(nv::RmGpu::open(*rm, 0), "starting %s", name.c_str());
+  // The RM client before the kernel it talks to.
+  c.keep_alive =
+      std::make_shared<std::pair<std::shared_ptr<sim::SimNvKernel>, std::shared_ptr<nv::Rm>>>(
+          kernel, rm);
+  c.executes_ptx = true;
+  return make_nv_device(std::move(c));
+}
+
 void register_sim_devices() {
   for (std::string_view n : sim::sim_device_names()) {
     const std::string name(n);
     emulators().erase(name);
     register_device(name, [name]() { return make_sim_device(name, true); });
+  }
+  const std::pair<const char*, sim::NvArch> nv[] = {{"sim:sm_86", sim::NvArch::kAmpere},
+                                                    {"sim:sm_89", sim::NvArch::kAda},
+                                                    {"sim:sm_90", sim::NvArch::kHopper}};
+  for (const auto& [n, arch] : nv) {
+    const std::string name(n);
+    const sim::NvArch a = arch;
+    register_device(name, [name, a]() { return make_sim_nv_device(name, a); });
   }
 }
 

@@ -14,6 +14,7 @@
 #include "rawgpu/autogen/nv/compute_classes.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
+#include "rawgpu/base/log.h"
 #include "state.h"
 
 namespace rawgpu::sim {
@@ -80,6 +81,7 @@ void SimNvKernel::channel_error(Object& ch, uint32_t rc_code, const std::string&
       strformat("channel 0x%x (chid %u): %s", ch.handle, ch.chid, what.c_str());
   channel_errors_.push_back(line);
   log("gpu error: " + line);
+  RG_LOG("sim", 1, "simulated NVIDIA GPU: %s", line.c_str());
   // The notifier: {u64 timestamp, u32 info32, u16 info16, u16 status}; status 0xffff = error.
   auto it = objects_.find(ch.error_notifier);
   if (it == objects_.end()) return;

@@ -612,6 +612,16 @@ Status Exec::run_thread(uint32_t t) {
         R(t, in.o[0].reg) = (val(t, in.o[3]) & 1) ? val(t, in.o[1]) : val(t, in.o[2]);
         break;
       case Op::kCvt: RG_TRY(cvt(t, in)); break;
+      case Op::kShf: {
+        // Funnel shift of the 64-bit b:a (b high) by c: .l keeps the upper word of the left
+        // shift, .r the lower word of the right shift; .wrap takes c mod 32, .clamp min(c, 32).
+        const uint64_t ab = (val(t, in.o[2]) << 32) | (val(t, in.o[1]) & 0xffffffffu);
+        uint64_t n = val(t, in.o[3]) & 0xffffffffu;
+        n = (in.flags & kFlagClamp) ? std::min<uint64_t>(n, 32) : n & 31;
+        R(t, in.o[0].reg) =
+            (in.flags & kFlagLeft) ? ((ab << n) >> 32) & 0xffffffffu : (ab >> n) & 0xffffffffu;
+        break;
+      }
       default: RG_TRY(alu(t, in)); break;
     }
     ++pc;

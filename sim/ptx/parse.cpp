@@ -79,6 +79,7 @@ constexpr OpName kOps[] = {
     {"sin", Op::kSin},           {"cos", Op::kCos},     {"tanh", Op::kTanh},
     {"bra", Op::kBra},           {"ret", Op::kRet},     {"exit", Op::kRet},
     {"bar", Op::kBar},           {"barrier", Op::kBar}, {"mma", Op::kMma},
+    {"shf", Op::kShf},
 };
 
 std::string_view trim(std::string_view s) {
@@ -551,7 +552,12 @@ Status Parser::statement(Body& b, std::string_view s, uint32_t line) {
       in.flags |= kFlagApprox;
     else if (m == "to")
       in.flags |= kFlagTo;
-    else if (in.op == Op::kSetp && in.cmp == 0 && cmp_index(m) != 0) {
+    else if (in.op == Op::kShf && m == "l")
+      in.flags |= kFlagLeft;
+    else if (in.op == Op::kShf && m == "clamp")
+      in.flags |= kFlagClamp;
+    else if (in.op == Op::kShf && (m == "r" || m == "wrap")) {
+    } else if (in.op == Op::kSetp && in.cmp == 0 && cmp_index(m) != 0) {
       in.cmp = cmp_index(m);
     } else if (m == "nc" || m == "uni" || m == "sync" || m == "aligned" || m == "m16n8k16" ||
                m == "row" || m == "col" || m == "ca" || m == "cg" || m == "cs" || m == "lu" ||

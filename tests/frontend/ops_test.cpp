@@ -1260,6 +1260,14 @@ INSTANTIATE_TEST_SUITE_P(Ops, OpCaseSimGfx1100, testing::ValuesIn(sim_cases()), 
 class OpCaseSimGfx1201 : public OpCase {};
 TEST_P(OpCaseSimGfx1201, MatchesReference) { run_on("sim:gfx1201"); }
 INSTANTIATE_TEST_SUITE_P(Ops, OpCaseSimGfx1201, testing::ValuesIn(sim_cases()), case_name);
+// And on the simulated NVIDIA GPUs (PTX for sm_86 / sm_90 from the compiler, brought up through
+// the simulated kernel driver by drivers/nv, launched by QMD, executed by the PTX interpreter).
+class OpCaseSimSm86 : public OpCase {};
+TEST_P(OpCaseSimSm86, MatchesReference) { run_on("sim:sm_86"); }
+INSTANTIATE_TEST_SUITE_P(Ops, OpCaseSimSm86, testing::ValuesIn(sim_cases()), case_name);
+class OpCaseSimSm90 : public OpCase {};
+TEST_P(OpCaseSimSm90, MatchesReference) { run_on("sim:sm_90"); }
+INSTANTIATE_TEST_SUITE_P(Ops, OpCaseSimSm90, testing::ValuesIn(sim_cases()), case_name);
 
 // ---- errors: typed, decided when the op is built, nothing executed
 // -------------------------------

@@ -81,6 +81,7 @@ enum class Op : uint8_t {
   kRet,
   kBar,
   kMma,
+  kShf,
 };
 
 enum class Space : uint8_t { kGeneric, kGlobal, kShared, kParam, kLocal, kConst };
@@ -113,7 +114,8 @@ struct Inst {
 // Inst::flags
 inline constexpr uint16_t kFlagWide = 1, kFlagLo = 2, kFlagHi = 4, kFlagFtz = 8, kFlagSat = 16,
                           kFlagNaN = 32, kFlagRz = 64, kFlagRm = 128, kFlagRp = 256,
-                          kFlagIntRound = 512, kFlagApprox = 1024, kFlagRn = 2048, kFlagTo = 4096;
+                          kFlagIntRound = 512, kFlagApprox = 1024, kFlagRn = 2048, kFlagTo = 4096,
+                          kFlagLeft = 8192, kFlagClamp = 16384;
 
 struct Param {
   std::string name;

@@ -118,7 +118,7 @@ class RmGpu {
   // new GP entries.
   void ring_doorbell(const NvChannel& channel);
   volatile uint32_t* usermode() const { return usermode_cpu_; }
-  // The VA windows this GPU reserved (see kLowWindows / kHighWindows).
+  // The process's VA windows (see kLowWindows / kHighWindows), shared by all its RmGpus.
   const VaWindow& low_window() const { return low_window_; }
   const VaWindow& high_window() const { return high_window_; }
 
@@ -143,8 +143,7 @@ class RmGpu {
   NvGrInfo gr_;
   std::array<uint8_t, 16> uuid_{};
   volatile uint32_t* usermode_cpu_ = nullptr;
-  std::optional<memory::Tlsf> low_, high_;
-  VaWindow low_window_, high_window_;  // size 0: not reserved
+  VaWindow low_window_, high_window_;  // the process's windows; size 0: none held
   NvMemory gpfifo_area_, notifier_;
   NvChannel compute_, copy_;
   uint64_t uvm_channel_va_[2] = {0, 0};
