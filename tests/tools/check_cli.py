@@ -94,6 +94,9 @@ with tempfile.TemporaryDirectory() as tmp:
             "/proc/rawgpu-no"], 1, err_has="No such file or directory")
 expect(["demo", "--device", "sim:gfx9"], 2, err_has="known: cpu")
 expect(["demo", "--seed", "x"], 2)
+# The demo on a simulated NVIDIA GPU: PTX through the simulated kernel driver, results checked.
+expect(["demo", "--device", "sim:sm_90"], 0, out_has="demo: all results match the reference")
+expect(["demo", "--device", "nv:x"], 2, err_has="nv:<n> takes a GPU index")
 expect(["bench", "emulator", "--repeats", "0"], 2, err_has="expected 1..100")
 expect(["bench", "emulator", "--threads", "999"], 2, err_has="expected 0..256")
 expect(["bench", "compile", "--workload", "nope"], 2, err_has="unknown workload")

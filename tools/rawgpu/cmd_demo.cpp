@@ -135,7 +135,15 @@ Result<int> run_demo(const cli::Args& args, uint64_t seed, const std::string& de
     emu->options().count_opcodes = true;
   }
   Tensor::manual_seed(seed);
-  if (emu == nullptr) {
+  if (device.starts_with("sim:sm_") || device.starts_with("nv:")) {
+    io.out << strformat(
+        "rawgpu demo: tensor programs on %s (%s, QMD launches on a GPFIFO channel brought up "
+        "through %s), seed %llu\n",
+        device.c_str(),
+        device.starts_with("sim:") ? "PTX images run by the PTX interpreter" : "cubins",
+        device.starts_with("sim:") ? "the simulated NVIDIA kernel driver" : "the NVIDIA driver",
+        static_cast<unsigned long long>(seed));
+  } else if (emu == nullptr) {
     io.out << strformat(
         "rawgpu demo: tensor programs on the host CPU (LLVM ORC JIT, %d threads), seed %llu\n",
         frontend::cpu_runtime().threads(), static_cast<unsigned long long>(seed));
@@ -245,6 +253,9 @@ cli::Command demo_command() {
       "--device sim:gfx1100 or sim:gfx1201 compiles AMDGPU code objects instead and runs them on\n"
       "the simulated GPU (VRAM buffers, SDMA copies, PM4 launches, the RDNA wave emulator);\n"
       "--stats (or RAWGPU_DEBUG=emu) then prints the executed wave instructions per mnemonic.\n"
+      "--device sim:sm_86, sim:sm_89 or sim:sm_90 compiles PTX and runs it on a simulated\n"
+      "NVIDIA GPU brought up through the simulated kernel driver (RM objects, GPFIFO channels,\n"
+      "QMD launches, the PTX interpreter); nv:<n> is GPU n of this machine's NVIDIA driver.\n"
       "--trace FILE writes every launch and copy as Chrome trace-event JSON (ui.perfetto.dev,\n"
       "chrome://tracing): kernel names, grids, bytes, and on GPUs device timestamps.";
   c.options = {{.name = "seed",
@@ -253,7 +264,8 @@ cli::Command demo_command() {
                 .default_value = "1"},
                {.name = "device",
                 .metavar = "NAME",
-                .help = "cpu, sim:gfx1100, sim:gfx1201 or amd:<bdf>",
+                .help = "cpu, sim:gfx1100, sim:gfx1201, sim:sm_86, sim:sm_89, sim:sm_90, amd:<bdf> "
+                        "or nv:<n>",
                 .default_value = "cpu"},
                {.name = "stats",
                 .metavar = "",
