@@ -53,6 +53,7 @@ constexpr Tag kTags[] = {
     {"emu", "the RDNA wave emulator"},
     {"llvm", "generated LLVM IR and target code (level 4)"},
     {"mmu", "page tables: maps, unmaps, TLB invalidations"},
+    {"nv", "the NVIDIA kernel-driver path and the simulated NVIDIA GPU (channel errors)"},
     {"pci", "PCI enumeration and device access"},
     {"rewrite", "rewrite-engine pattern hits (level 5)"},
     {"runtime", "the device layer: devices started, profiling"},

@@ -3,7 +3,7 @@
 // payloads, timestamps, reductions), non-stalling interrupts, and copy-engine LAUNCH_DMA (pitch,
 // multi-line, one/four-word semaphores, two-word payloads on c7b5+). Memory goes through the UVM
 // mappings (translate); an unmapped access is an MMU fault that stops the channel and fills its
-// error notifier. Field positions come from the same generated class headers the driver uses.
+// error notifier (and is logged under RAWGPU_DEBUG=nv=1). Field positions come from the same generated class headers the driver uses.
 #include <chrono>
 #include <cstring>
 
@@ -81,7 +81,7 @@ void SimNvKernel::channel_error(Object& ch, uint32_t rc_code, const std::string&
       strformat("channel 0x%x (chid %u): %s", ch.handle, ch.chid, what.c_str());
   channel_errors_.push_back(line);
   log("gpu error: " + line);
-  RG_LOG("sim", 1, "simulated NVIDIA GPU: %s", line.c_str());
+  RG_LOG("nv", 1, "simulated NVIDIA GPU: %s", line.c_str());
   // The notifier: {u64 timestamp, u32 info32, u16 info16, u16 status}; status 0xffff = error.
   auto it = objects_.find(ch.error_notifier);
   if (it == objects_.end()) return;
