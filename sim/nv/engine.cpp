@@ -3,7 +3,8 @@
 // payloads, timestamps, reductions), non-stalling interrupts, and copy-engine LAUNCH_DMA (pitch,
 // multi-line, one/four-word semaphores, two-word payloads on c7b5+). Memory goes through the UVM
 // mappings (translate); an unmapped access is an MMU fault that stops the channel and fills its
-// error notifier (and is logged under RAWGPU_DEBUG=nv=1). Field positions come from the same generated class headers the driver uses.
+// error notifier (and is logged under RAWGPU_DEBUG=nv=1). Field positions come from the same
+// generated class headers the driver uses.
 #include <chrono>
 #include <cstring>
 
