@@ -1,6 +1,7 @@
 // The Tensor back end over the NVIDIA kernel-driver path (see nv_device.h).
 #include "rawgpu/runtime/nv_device.h"
 
+#include <charconv>
 #include <cstring>
 #include <optional>
 #include <unordered_map>
@@ -230,10 +231,10 @@ Result<std::unique_ptr<Device>> make_nv_device(NvDeviceConfig config) {
 Result<std::unique_ptr<Device>> open_nv_device(std::string_view name) {
   uint32_t index = 0;
   const std::string_view n = name.substr(3);
-  if (n.empty() || n.find_first_not_of("0123456789") != std::string_view::npos)
+  const auto r = std::from_chars(n.data(), n.data() + n.size(), index);
+  if (n.empty() || r.ec != std::errc() || r.ptr != n.data() + n.size())
     return make_error(Errc::kInvalidArgument, "device %.*s: nv:<n> takes a GPU index",
                       static_cast<int>(name.size()), name.data());
-  index = static_cast<uint32_t>(std::stoul(std::string(n)));
   std::shared_ptr<nv::Rm> rm = RG_TRY_CTX(nv::Rm::open(nv::Kernel::os()), "opening %.*s",
                                           static_cast<int>(name.size()), name.data());
   NvDeviceConfig c;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 
 #include "rawgpu/autogen/nv/nv_ioctl.h"
@@ -248,8 +249,9 @@ int SimNvKernel::open(const std::string& path, int /*flags*/) {
              std::all_of(path.begin() + 11, path.end(),
                          [](char c) { return c >= '0' && c <= '9'; })) {
     fd->kind = Fd::kGpu;
-    fd->minor = static_cast<uint32_t>(std::stoul(path.substr(11)));
-    if (fd->minor >= config_.gpus) {
+    // from_chars: a minor too large for 32 bits is just absent (no exception).
+    const auto r = std::from_chars(path.data() + 11, path.data() + path.size(), fd->minor);
+    if (r.ec != std::errc() || fd->minor >= config_.gpus) {
       log("open " + path + " -> ENXIO");
       return -ENXIO;
     }

@@ -14,24 +14,7 @@ namespace rawgpu::sim::ptx {
 
 namespace {
 
-uint32_t bytes_of(Type t) {
-  switch (t) {
-    case Type::kB8:
-    case Type::kU8:
-    case Type::kS8: return 1;
-    case Type::kB16:
-    case Type::kU16:
-    case Type::kS16:
-    case Type::kF16:
-    case Type::kBF16: return 2;
-    case Type::kB64:
-    case Type::kU64:
-    case Type::kS64:
-    case Type::kF64: return 8;
-    case Type::kPred: return 1;
-    default: return 4;
-  }
-}
+uint32_t bytes_of(Type t) { return t == Type::kNone ? 4 : type_bytes(t); }
 bool is_signed(Type t) {
   return t == Type::kS8 || t == Type::kS16 || t == Type::kS32 || t == Type::kS64;
 }

@@ -30,26 +30,6 @@ Type type_of(std::string_view s) {
   return Type::kNone;
 }
 
-uint32_t type_bytes(Type t) {
-  switch (t) {
-    case Type::kB8:
-    case Type::kU8:
-    case Type::kS8: return 1;
-    case Type::kB16:
-    case Type::kU16:
-    case Type::kS16:
-    case Type::kF16:
-    case Type::kBF16: return 2;
-    case Type::kB64:
-    case Type::kU64:
-    case Type::kS64:
-    case Type::kF64: return 8;
-    case Type::kNone:
-    case Type::kPred: return 0;
-    default: return 4;
-  }
-}
-
 // Comparison operators of setp, in the order the executor switches on.
 constexpr std::string_view kCmps[] = {"eq", "ne",  "lt",  "le",  "gt",  "ge",  "lo",  "ls",  "hi",
                                       "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
@@ -159,6 +139,7 @@ class Parser {
   }
   Status parse_entry(size_t& pos);
   Status statement(Body& b, std::string_view s, uint32_t line);
+  Status check_shape(const Inst& in, uint32_t line);
   Result<Operand> operand(Body& b, std::string_view s, uint32_t line, bool branch_target);
   Result<uint32_t> reg(Body& b, std::string_view s, uint32_t line);
   uint32_t line_at(size_t pos) const {
@@ -239,7 +220,7 @@ Status Parser::parse_entry(size_t& pos) {
         align = static_cast<uint32_t>(a);
         ++w;
       } else if (words[w][0] == '.') {
-        size = type_bytes(type_of(words[w].substr(1)));
+        size = ptx::type_bytes(type_of(words[w].substr(1)));
       }
     }
     if (const size_t br = name.find('['); br != std::string_view::npos) {
@@ -412,6 +393,68 @@ Result<Operand> Parser::operand(Body& b, std::string_view s, uint32_t line, bool
   return err(line, "operand " + std::string(s));
 }
 
+// Operand kinds and counts per instruction, so the executor only ever sees well-formed ones (a
+// PTX image is untrusted input: it comes from GPU memory).
+Status Parser::check_shape(const Inst& in, uint32_t line) {
+  auto kind = [&](size_t i) { return in.o[i].kind; };
+  auto bad = [&](const char* what) {
+    return err(line, strformat("operands of this instruction: %s", what));
+  };
+  size_t need = 0;
+  switch (in.op) {
+    case Op::kBra:
+    case Op::kRet:
+    case Op::kBar: return {};
+    case Op::kMov:
+    case Op::kCvta:
+    case Op::kNeg:
+    case Op::kAbs:
+    case Op::kNot:
+    case Op::kCvt:
+    case Op::kRcp:
+    case Op::kSqrt:
+    case Op::kRsqrt:
+    case Op::kEx2:
+    case Op::kLg2:
+    case Op::kSin:
+    case Op::kCos:
+    case Op::kTanh:
+    case Op::kLd:
+    case Op::kSt: need = 2; break;
+    case Op::kMad:
+    case Op::kFma:
+    case Op::kSelp:
+    case Op::kShf:
+    case Op::kMma: need = 4; break;
+    default: need = 3; break;
+  }
+  if (in.op == Op::kCvt && (in.type == Type::kF16x2 || in.type == Type::kBF16x2)) need = 3;
+  if (in.nops < need) return bad(strformat("%u given, %zu needed", in.nops, need).c_str());
+  for (size_t i = 0; i < in.nops; ++i) {
+    const bool addr_ok = (in.op == Op::kLd && i == 1) || (in.op == Op::kSt && i == 0);
+    if ((kind(i) == Operand::kAddr) != addr_ok)
+      return bad("an address where none belongs, or none where one does");
+    if (kind(i) == Operand::kVec) {
+      const uint8_t n = in.o[i].count;
+      const bool vec_ok =
+          (in.op == Op::kMma && n == (i == 2 ? 2 : 4)) ||
+          ((in.op == Op::kLd && i == 0) || (in.op == Op::kSt && i == 1) ? n == in.vec && n > 1
+                                                                        : false) ||
+          (in.op == Op::kMov && i <= 1 && (n == 2 || n == 4) && kind(1 - i) != Operand::kVec);
+      if (!vec_ok) return bad("a vector of the wrong length or in the wrong place");
+    } else if ((in.op == Op::kMma) ||
+               (in.vec > 1 && ((in.op == Op::kLd && i == 0) || (in.op == Op::kSt && i == 1)))) {
+      return bad("a vector is required");
+    }
+  }
+  const bool dest = in.op != Op::kSt;
+  if (dest && kind(0) != Operand::kReg && kind(0) != Operand::kVec) {
+    return bad("the destination is not a register");
+  }
+  if (in.op == Op::kSt && kind(1) == Operand::kSpecial) return bad("a special register stored");
+  return {};
+}
+
 Status Parser::statement(Body& b, std::string_view s, uint32_t line) {
   if (s.empty()) return {};
   if (s[0] == '.') {
@@ -459,7 +502,7 @@ Status Parser::statement(Body& b, std::string_view s, uint32_t line) {
       uint32_t elem = 1;
       for (const auto& t : kTypes) {
         if (s.find("." + std::string(t.name) + " ") != std::string_view::npos)
-          elem = std::max(elem, type_bytes(t.type));
+          elem = std::max(elem, ptx::type_bytes(t.type));
       }
       b.k.shared_bytes = (b.k.shared_bytes + align - 1) / align * align;
       b.shared[std::string(name)] = b.k.shared_bytes;
@@ -604,6 +647,7 @@ Status Parser::statement(Body& b, std::string_view s, uint32_t line) {
   if ((in.op == Op::kLd || in.op == Op::kSt) && in.type == Type::kNone) {
     return err(line, "ld/st without a type");
   }
+  RG_TRY(check_shape(in, line));
   b.k.code.push_back(in);
   return {};
 }

@@ -3,6 +3,7 @@
 // selection, the object tree, CPU VA == GPU VA memory, typed errors, golden ioctl traces.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstring>
 #include <sstream>
 
@@ -303,6 +304,14 @@ TEST(NvRmErrors, RmStatusFailuresAreTypedAndDecoded) {
   // A GPU that is not there.
   auto none = RmGpu::open(**r, 3);
   EXPECT_EQ(none.error().code(), Errc::kNotFound);
+}
+
+TEST(NvRmSim, HostileDeviceNodesAreRefusedNotThrown) {
+  auto k = make_sim({});
+  EXPECT_EQ(k->open("/dev/nvidia99999999999999999999", 0), -ENXIO);
+  EXPECT_EQ(k->open("/dev/nvidia7", 0), -ENXIO);
+  EXPECT_EQ(k->open("/dev/nvidiafoo", 0), -ENOENT);
+  EXPECT_EQ(k->ioctl(12345, 0, nullptr), -EBADF);
 }
 
 TEST(NvRmErrors, NoKernelDriverIsReportedAsSuch) {

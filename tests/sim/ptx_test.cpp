@@ -140,6 +140,28 @@ TEST(Ptx, UnsupportedAndMalformedTextIsRefusedByLine) {
   EXPECT_EQ(parse("// nothing\n").error().code(), Errc::kParse);
 }
 
+TEST(Ptx, MalformedOperandsAreRefusedBeforeTheyRun) {
+  // PTX images come from GPU memory: shapes the executor would misread are parse errors.
+  const char* bad[] = {
+      "mov.u32 5, %r1;",                       // immediate destination
+      "add.s32 %r1, %r2;",                     // too few operands
+      "ld.global.v4.f32 {%f1, %f2}, [%rd1];",  // vector shorter than .v4
+      "ld.global.f32 %f1, %rd1;",              // no address
+      "st.global.f32 %f1, [%rd1];",            // address in the wrong place
+      "add.f32 %f1, [%rd1], %f2;",             // address as an ALU source
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r1}, {%f1};",
+  };
+  for (const char* b : bad) {
+    const std::string text = std::string(
+                                 ".visible .entry k()\n{\n.reg .b32 %r<4>;\n"
+                                 ".reg .f32 %f<4>;\n.reg .b64 %rd<4>;\n") +
+                             b + "\n}\n";
+    auto m = parse(text);
+    ASSERT_FALSE(m.ok()) << b;
+    EXPECT_EQ(m.error().code(), Errc::kParse) << b << ": " << m.error().to_string();
+  }
+}
+
 TEST(Ptx, FaultsAndRunawayKernelsAreErrorsNotHangs) {
   constexpr const char* kLoop = R"(
 .visible .entry spin(.param .u64 p)

@@ -97,6 +97,7 @@ expect(["demo", "--seed", "x"], 2)
 # The demo on a simulated NVIDIA GPU: PTX through the simulated kernel driver, results checked.
 expect(["demo", "--device", "sim:sm_90"], 0, out_has="demo: all results match the reference")
 expect(["demo", "--device", "nv:x"], 2, err_has="nv:<n> takes a GPU index")
+expect(["demo", "--device", "nv:99999999999999999999"], 2, err_has="nv:<n> takes a GPU index")
 expect(["bench", "emulator", "--repeats", "0"], 2, err_has="expected 1..100")
 expect(["bench", "emulator", "--threads", "999"], 2, err_has="expected 0..256")
 expect(["bench", "compile", "--workload", "nope"], 2, err_has="unknown workload")

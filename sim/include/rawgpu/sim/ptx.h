@@ -43,6 +43,27 @@ enum class Type : uint8_t {
   kF64,
 };
 
+// Bytes of a value of the type (1 for predicates; the x2 types and f32 are 4).
+constexpr uint32_t type_bytes(Type t) {
+  switch (t) {
+    case Type::kB8:
+    case Type::kU8:
+    case Type::kS8:
+    case Type::kPred: return 1;
+    case Type::kB16:
+    case Type::kU16:
+    case Type::kS16:
+    case Type::kF16:
+    case Type::kBF16: return 2;
+    case Type::kB64:
+    case Type::kU64:
+    case Type::kS64:
+    case Type::kF64: return 8;
+    case Type::kNone: return 0;
+    default: return 4;
+  }
+}
+
 enum class Op : uint8_t {
   kMov,
   kLd,
