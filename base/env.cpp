@@ -37,6 +37,8 @@ constexpr Variable kVariables[] = {
      "record every kernel launch and copy; write Chrome trace-event JSON to FILE at exit"},
     {"RAWGPU_AMD_FIRMWARE_DIR", "DIR",
      "where the AM driver finds the amdgpu firmware files (default /lib/firmware/amdgpu)"},
+    {"RAWGPU_NV_QMD", "3|4",
+     "QMD layout of nv:<n> launches: 3 (V03, default) or 4 (V04, Hopper's native layout)"},
     {"RAWGPU_VFIO_NOIOMMU", "0|1",
      "1: allow VFIO's no-IOMMU mode (DMA unprotected: the device can write any host memory)"},
 };

@@ -2,6 +2,7 @@
 #include "rawgpu/runtime/nv_device.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <unordered_map>
@@ -69,6 +70,7 @@ class NvTensorDevice final : public Device {
     std::memset(d->signal_mem_.cpu(), 0, 4096);
     d->channel_ = std::make_unique<queues::NvChannelQueue>(g, g.compute(), d->pb_arena_);
     d->compute_ = std::make_unique<queues::NvComputeQueue>(g, *d->channel_, d->kernargs_);
+    RG_TRY_CTX(d->compute_->set_qmd_version(d->cfg_.qmd_version), "%s", d->cfg_.name.c_str());
     RG_TRY_CTX(d->compute_->setup(), "%s: compute setup", d->cfg_.name.c_str());
     return std::unique_ptr<Device>(std::move(d));
   }
@@ -167,19 +169,34 @@ Result<Compiled*> NvTensorDevice::compile(compiler::Ref ast) {
     o.assemble = !cfg_.executes_ptx;
     spec = RG_TRY_CTX(compiler::compile_gpu(ast, name, target_, o), "%s", cfg_.name.c_str());
   }
-  if (!cfg_.executes_ptx) {
-    return make_error(Errc::kUnsupported,
-                      "%s: loading cubins on a real GPU is not implemented yet (the simulated "
-                      "GPUs run PTX images); kernel %s",
-                      cfg_.name.c_str(), name.c_str());
-  }
-  queues::NvKernelInfo info;
-  info.name = spec->name;
-  info.param_bytes = static_cast<uint32_t>(8 * (spec->program.buffers.size() + spec->vars.size()));
-  info.shared_bytes = spec->loaded.local_bytes;
+  const uint32_t param_bytes =
+      static_cast<uint32_t>(8 * (spec->program.buffers.size() + spec->vars.size()));
   auto c = std::make_unique<Compiled>();
-  c->program = RG_TRY_CTX(queues::NvProgram::load_ptx(*cfg_.gpu, info, spec->assembly),
-                          "%s: loading %s", cfg_.name.c_str(), name.c_str());
+  if (cfg_.executes_ptx) {
+    queues::NvKernelInfo info;
+    info.name = spec->name;
+    info.param_bytes = param_bytes;
+    info.shared_bytes = spec->loaded.local_bytes;
+    c->program = RG_TRY_CTX(queues::NvProgram::load_ptx(*cfg_.gpu, info, spec->assembly),
+                            "%s: loading %s", cfg_.name.c_str(), name.c_str());
+  } else {
+    if (spec->binary_kind != "cubin") {
+      return make_error(Errc::kUnsupported, "%s: kernel %s has no cubin (%s)", cfg_.name.c_str(),
+                        name.c_str(), spec->binary_note.c_str())
+          .with_hint(
+              "a real NVIDIA GPU runs SASS: install ptxas (CUDA toolkit) so the compiler "
+              "can assemble its PTX");
+    }
+    c->program = RG_TRY_CTX(queues::NvProgram::load_cubin(*cfg_.gpu, spec->binary, spec->name),
+                            "%s: loading %s", cfg_.name.c_str(), name.c_str());
+    if (c->program.info().param_bytes != param_bytes) {
+      const uint32_t got = c->program.info().param_bytes;
+      c->program.release(*cfg_.gpu);
+      return make_error(Errc::kInternal,
+                        "%s: ptxas laid out %u parameter bytes for %s; the compiler passes %u",
+                        cfg_.name.c_str(), got, name.c_str(), param_bytes);
+    }
+  }
   c->spec = std::move(*spec);
   Compiled* p = c.get();
   cache_.emplace(ast->hash(), std::move(c));
@@ -242,6 +259,12 @@ Result<std::unique_ptr<Device>> open_nv_device(std::string_view name) {
   c.gpu = RG_TRY(nv::RmGpu::open(*rm, index));
   c.keep_alive = rm;
   c.executes_ptx = false;
+  if (const char* v = std::getenv("RAWGPU_NV_QMD"); v != nullptr && *v != '\0') {
+    const std::string_view sv(v);
+    if (sv != "3" && sv != "4")
+      return make_error(Errc::kInvalidArgument, "RAWGPU_NV_QMD=%s: the QMD layouts are 3 and 4", v);
+    c.qmd_version = sv == "4" ? 4 : 3;
+  }
   return make_nv_device(std::move(c));
 }
 

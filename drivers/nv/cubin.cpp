@@ -156,8 +156,9 @@ Result<Cubin> parse_cubin(std::span<const uint8_t> bytes, CubinParseStats* stats
     return take(elf.getSectionContents(sections[i]), quote(names[i]));
   };
 
-  // Symbols: index -> name, and name -> first index.
+  // Symbols: index -> name, and name -> first index; where each is defined in the file.
   std::vector<std::string_view> sym_names;
+  std::vector<std::optional<uint64_t>> sym_file_offset;
   std::unordered_map<std::string_view, uint32_t> sym_index;
   for (const auto& sh : sections) {
     if (sh.sh_type != llvm::ELF::SHT_SYMTAB) continue;
@@ -173,6 +174,15 @@ Result<Cubin> parse_cubin(std::span<const uint8_t> bytes, CubinParseStats* stats
         nm = names[s.st_shndx];
       sym_index.emplace(nm, uint32_t(sym_names.size()));
       sym_names.push_back(nm);
+      std::optional<uint64_t> at;
+      if (s.st_shndx != llvm::ELF::SHN_UNDEF && s.st_shndx < llvm::ELF::SHN_LORESERVE &&
+          s.st_shndx < sections.size()) {
+        const auto& def = sections[s.st_shndx];
+        if (def.sh_type != llvm::ELF::SHT_NOBITS && s.st_value <= def.sh_size &&
+            def.sh_offset <= bytes.size() && def.sh_size <= bytes.size() - def.sh_offset)
+          at = def.sh_offset + s.st_value;
+      }
+      sym_file_offset.push_back(at);
     }
     break;
   }
@@ -368,9 +378,22 @@ Result<Cubin> parse_cubin(std::span<const uint8_t> bytes, CubinParseStats* stats
       if (off >= target.sh_size || target.sh_size - off < 8u)
         return parse_error(strformat("%s: relocation at 0x%llx outside its section",
                                      quote(names[i]).c_str(), (unsigned long long)off));
-      cb.relocations.push_back(
-          {type, std::string(names[sh.sh_info]), off,
-           sym < sym_names.size() ? std::string(sym_names[sym]) : std::string(), addend});
+      if (target.sh_type == llvm::ELF::SHT_NOBITS || target.sh_offset > bytes.size() ||
+          target.sh_size > bytes.size() - target.sh_offset)
+        return parse_error(strformat("%s patches section %s, which has no contents in the file",
+                                     quote(names[i]).c_str(), quote(names[sh.sh_info]).c_str()));
+      Relocation rel;
+      rel.type = type;
+      rel.section = std::string(names[sh.sh_info]);
+      rel.offset = off;
+      rel.file_offset = target.sh_offset + off;
+      rel.symbol = sym < sym_names.size() ? std::string(sym_names[sym]) : std::string();
+      rel.addend = addend;
+      if (sym < sym_file_offset.size() && sym_file_offset[sym]) {
+        rel.symbol_in_file = true;
+        rel.symbol_file_offset = *sym_file_offset[sym];
+      }
+      cb.relocations.push_back(std::move(rel));
       return ok_status();
     };
     if (sh.sh_type == llvm::ELF::SHT_RELA) {

@@ -324,7 +324,7 @@ RmGpu::~RmGpu() {
 
 void RmGpu::ring_doorbell(const NvChannel& channel) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  usermode_cpu_[kDoorbellOffset / 4] = channel.token;
+  rm_.kernel().write_register(&usermode_cpu_[kDoorbellOffset / 4], channel.token);
 }
 
 Status RmGpu::reserve_windows() {

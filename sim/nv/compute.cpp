@@ -1,12 +1,12 @@
 // The simulated NVIDIA GPU's compute engine: a QMD launch decoded with the same autogen tables
-// the driver encodes with (V03, which Ampere, Ada and Hopper accept), constant bank 0 checked
+// the driver encodes with (V03 on every architecture, V04 on Hopper), constant bank 0 checked
 // against the QMD (driver words, size, parameter base of the architecture), the program image
 // at the QMD's program address parsed as PTX and run by sim/ptx over the GPU's mappings, then
 // the QMD's releases.
 #include <chrono>
 #include <cstring>
 
-#include "rawgpu/autogen/nv/qmd.h"
+#include "rawgpu/autogen/nv/qmd_layouts.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/base/format.h"
 #include "rawgpu/drivers/nv/ptx_image.h"
@@ -15,7 +15,7 @@
 
 namespace rawgpu::sim {
 
-namespace q3 = autogen::nv::qmd::v03;
+namespace qmd = autogen::nv::qmd;
 
 namespace {
 
@@ -23,8 +23,8 @@ constexpr uint32_t kRcGrException = 13;
 constexpr uint32_t kRcMmuFault = 31;
 constexpr uint32_t kReservedShared = 0x400;
 
-uint64_t get(std::span<const uint32_t> q, const autogen::nv::qmd::QmdField& f, uint32_t i = 0) {
-  return get_bits(q, f.at(i));
+uint64_t get(std::span<const uint32_t> q, const qmd::Role& r) {
+  return r.present() ? get_bits(q, r.at()) : 0;
 }
 
 uint64_t now_ns() {
@@ -36,30 +36,43 @@ uint64_t now_ns() {
 }  // namespace
 
 bool SimNvKernel::compute_launch(Object& ch, uint64_t qmd_va) {
-  std::vector<uint32_t> qmd(q3::kBytes / 4);
-  if (!read_mem(ch, qmd_va, qmd.data(), q3::kBytes, "QMD fetch")) return false;
-  std::span<const uint32_t> q(qmd);
+  // The first 256 bytes say which layout this is (QMD_MAJOR_VERSION sits at 583:580 in V03 and
+  // V04); V04 is 384 bytes.
+  std::vector<uint32_t> qw(qmd::v04::kBytes / 4, 0);
+  if (!read_mem(ch, qmd_va, qw.data(), qmd::v03::kBytes, "QMD fetch")) return false;
   auto fail = [&](const std::string& what) {
     channel_error(ch, kRcGrException,
                   strformat("QMD at %s: %s", hex(qmd_va).c_str(), what.c_str()));
     return false;
   };
-  if (get(q, q3::QMD_MAJOR_VERSION) != 3) {
-    return fail(strformat("QMD_MAJOR_VERSION %llu (this simulator decodes V03)",
-                          static_cast<unsigned long long>(get(q, q3::QMD_MAJOR_VERSION))));
+  const uint64_t major = get_bits(std::span<const uint32_t>(qw), qmd::v03::QMD_MAJOR_VERSION.at());
+  if (major == 4) {
+    if (config_.arch != NvArch::kHopper)
+      return fail("QMD_MAJOR_VERSION 4 (V04 is Hopper's layout; this GPU's class decodes V03)");
+    if (!read_mem(ch, qmd_va, qw.data(), qmd::v04::kBytes, "QMD fetch")) return false;
   }
+  std::span<const uint32_t> q(qw);
+  const qmd::Layout* layout = qmd::layout_of(q);
+  if (layout == nullptr) {
+    return fail(strformat("QMD_MAJOR_VERSION %llu (this simulator decodes V03, and V04 on Hopper)",
+                          static_cast<unsigned long long>(major)));
+  }
+  const qmd::Layout& Q = *layout;
   ptx::Launch L;
-  L.grid = {static_cast<uint32_t>(get(q, q3::CTA_RASTER_WIDTH)),
-            static_cast<uint32_t>(get(q, q3::CTA_RASTER_HEIGHT)),
-            static_cast<uint32_t>(get(q, q3::CTA_RASTER_DEPTH))};
-  L.block = {static_cast<uint32_t>(get(q, q3::CTA_THREAD_DIMENSION0)),
-             static_cast<uint32_t>(get(q, q3::CTA_THREAD_DIMENSION1)),
-             static_cast<uint32_t>(get(q, q3::CTA_THREAD_DIMENSION2))};
+  for (int d = 0; d < 3; ++d) {
+    L.grid[d] = static_cast<uint32_t>(get(q, Q.grid[d]));
+    L.block[d] = static_cast<uint32_t>(get(q, Q.block[d]));
+  }
+  if (Q.qmd_type.present() && get(q, Q.qmd_type) != qmd::v04::QMD_TYPE_GRID_CTA) {
+    return fail(strformat("QMD_TYPE %llu (the simulator runs GRID_CTA grids)",
+                          static_cast<unsigned long long>(get(q, Q.qmd_type))));
+  }
   // Constant bank 0.
-  if (get(q, q3::CONSTANT_BUFFER_VALID, 0) == 0) return fail("constant bank 0 is not bound");
+  if (get_bits(q, Q.cb_valid->at(0)) == 0) return fail("constant bank 0 is not bound");
   const uint64_t cb_va =
-      (get(q, q3::CONSTANT_BUFFER_ADDR_UPPER, 0) << 32) | get(q, q3::CONSTANT_BUFFER_ADDR_LOWER, 0);
-  const uint64_t cb_size = get(q, q3::CONSTANT_BUFFER_SIZE_SHIFTED4, 0) * 16;
+      ((get_bits(q, Q.cb_addr_hi->at(0)) << 32) | get_bits(q, Q.cb_addr_lo->at(0)))
+      << Q.cb_addr_shift;
+  const uint64_t cb_size = get_bits(q, Q.cb_size->at(0)) * 16;
   std::vector<uint8_t> cb(cb_size);
   if (cb_size < 0x30)
     return fail(
@@ -80,12 +93,16 @@ bool SimNvKernel::compute_launch(Object& ch, uint64_t qmd_va) {
   std::memcpy(&dynamic, cb.data() + 0x2c, 4);
   L.dynamic_shared = dynamic;
   // The program.
-  const uint64_t prog_va =
-      (get(q, q3::PROGRAM_ADDRESS_UPPER) << 32) | get(q, q3::PROGRAM_ADDRESS_LOWER);
+  const uint64_t prog_va = (get(q, Q.program_hi) << 32) | get(q, Q.program_lo);
   std::vector<uint8_t> head(nv::kPtxImageHeaderBytes);
   if (!read_mem(ch, prog_va, head.data(), head.size(), "program fetch")) return false;
   auto total = nv::ptx_image_size(head);
-  if (!total.ok()) return fail(total.error().message());
+  if (!total.ok()) {
+    return fail(
+        strformat("the program at %s is not a PTX image (%s); the simulated GPU executes "
+                  "PTX images, not SASS",
+                  hex(prog_va).c_str(), total.error().message().c_str()));
+  }
   auto bytes = translate(prog_va, *total);
   if (!bytes.ok()) {
     channel_error(ch, kRcMmuFault, "MMU fault: program fetch: " + bytes.error().message());
@@ -107,7 +124,7 @@ bool SimNvKernel::compute_launch(Object& ch, uint64_t qmd_va) {
     return fail(strformat("the PTX image has no kernel %.*s", static_cast<int>(img->kernel.size()),
                           img->kernel.data()));
   // Shared memory: the QMD must give at least the 1 KiB reserve plus what the kernel declares.
-  const uint64_t qshared = get(q, q3::SHARED_MEMORY_SIZE);
+  const uint64_t qshared = get(q, Q.shared_size);
   if (qshared < kReservedShared + k->shared_bytes + dynamic) {
     return fail(strformat(
         "SHARED_MEMORY_SIZE %llu is less than the %u the kernel %s needs (1 KiB "
@@ -136,24 +153,14 @@ bool SimNvKernel::compute_launch(Object& ch, uint64_t qmd_va) {
   }
   ++launches_;
   // Releases, in slot order.
-  struct Slot {
-    const autogen::nv::qmd::QmdField &enable, &size, &p64, &alo, &ahi, &plo, &phi;
-  };
-  const Slot slots[] = {
-      {q3::RELEASE0_ENABLE, q3::RELEASE0_STRUCTURE_SIZE, q3::RELEASE0_PAYLOAD64B,
-       q3::RELEASE0_ADDRESS_LOWER, q3::RELEASE0_ADDRESS_UPPER, q3::RELEASE0_PAYLOAD_LOWER,
-       q3::RELEASE0_PAYLOAD_UPPER},
-      {q3::RELEASE1_ENABLE, q3::RELEASE1_STRUCTURE_SIZE, q3::RELEASE1_PAYLOAD64B,
-       q3::RELEASE1_ADDRESS_LOWER, q3::RELEASE1_ADDRESS_UPPER, q3::RELEASE1_PAYLOAD_LOWER,
-       q3::RELEASE1_PAYLOAD_UPPER},
-  };
-  for (const Slot& r : slots) {
+  for (const qmd::ReleaseSlot& r : Q.release) {
     if (get(q, r.enable) == 0) continue;
-    const uint64_t va = (get(q, r.ahi) << 32) | get(q, r.alo);
-    const bool wide = get(q, r.p64) != 0;
-    const uint64_t payload = wide ? (get(q, r.phi) << 32) | get(q, r.plo) : get(q, r.plo);
+    const uint64_t va = (get(q, r.addr_hi) << 32) | get(q, r.addr_lo);
+    const bool wide = get(q, r.payload64) != 0;
+    const uint64_t payload =
+        wide ? (get(q, r.payload_hi) << 32) | get(q, r.payload_lo) : get(q, r.payload_lo);
     if (!write_mem(ch, va, &payload, wide ? 8 : 4, "QMD release")) return false;
-    if (get(q, r.size) == 0) {  // four words: the timestamp follows
+    if (get(q, r.structure_size) == 0) {  // four words: the timestamp follows
       const uint64_t ts = now_ns();
       if (!write_mem(ch, va + 8, &ts, 8, "QMD release timestamp")) return false;
     }

@@ -58,18 +58,33 @@ uint64_t SimNvKernel::nonstall_interrupts() const {
   return n;
 }
 
+void SimNvKernel::write_register(volatile uint32_t* reg, uint32_t value) {
+  *reg = value;
+  const auto* p = reinterpret_cast<const volatile uint8_t*>(reg);
+  for (const UsermodeMap& m : usermode_maps_) {
+    if (p == m.cpu + 0x90) doorbells_.emplace_back(static_cast<uint32_t>(m.gpu), value);
+  }
+}
+
 void SimNvKernel::poll() {
+  auto ring = [&](uint32_t g, uint32_t token) {
+    for (auto& [handle, o] : objects_) {
+      if ((o->cls == rm::AMPERE_CHANNEL_GPFIFO_A || o->cls == rm::HOPPER_CHANNEL_GPFIFO_A) &&
+          o->gpu == static_cast<int>(g) && o->token == token)
+        o->rung = true;
+    }
+  };
+  // Every doorbell write since the last poll (latched through write_register), then a plain
+  // store to the register that bypassed it (the last value only, as memory keeps it).
+  for (const auto& [g, token] : doorbells_) ring(g, token);
+  doorbells_.clear();
   for (uint32_t g = 0; g < config_.gpus; ++g) {
     uint32_t token;
     std::memcpy(&token, usermode_view_[g] + 0x90, 4);
     if (token == 0) continue;
     // The doorbell is a write-only register: consume the write.
     std::memset(usermode_view_[g] + 0x90, 0, 4);
-    for (auto& [handle, o] : objects_) {
-      if ((o->cls == rm::AMPERE_CHANNEL_GPFIFO_A || o->cls == rm::HOPPER_CHANNEL_GPFIFO_A) &&
-          o->gpu == static_cast<int>(g) && o->token == token)
-        o->rung = true;
-    }
+    ring(g, token);
   }
   for (auto& [handle, o] : objects_) {
     if (o->rung && !o->stopped) run_channel(*o);

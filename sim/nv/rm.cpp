@@ -320,11 +320,13 @@ void* SimNvKernel::mmap(void* addr, size_t length, int prot, int flags, int fd, 
   }
   log(strformat("mmap gpu%u %s of 0x%x", it->second->minor, format_bytes(length).c_str(),
                 o.handle));
+  if (is_usermode(o.cls)) usermode_maps_.push_back({static_cast<uint8_t*>(p), length, o.gpu});
   err = 0;
   return p;
 }
 
 int SimNvKernel::munmap(void* addr, size_t length) {
+  std::erase_if(usermode_maps_, [&](const UsermodeMap& m) { return m.cpu == addr; });
   return ::munmap(addr, length) < 0 ? -errno : 0;
 }
 

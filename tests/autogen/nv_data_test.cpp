@@ -13,6 +13,7 @@
 
 #include "rawgpu/autogen/nv/compute_classes.h"
 #include "rawgpu/autogen/nv/qmd.h"
+#include "rawgpu/autogen/nv/qmd_v04.h"
 
 namespace {
 
@@ -71,7 +72,31 @@ TEST(AutogenQmd, V05FieldsInside384BytesAndDisjoint) {
   check_layout(qmd::v05::kFields, qmd::v05::kBytes);
 }
 
+TEST(AutogenQmd, V04FieldsInside384BytesAndDisjoint) {
+  EXPECT_EQ(qmd::v04::kBytes, 384u);
+  check_layout(qmd::v04::kFields, qmd::v04::kBytes);
+}
+
+// open-gpu-doc clcbc0qmd.h: V04 keeps QMD_MAJOR_VERSION where V03 has it (583:580), so the front
+// end tells the two apart; the fields nv.md's launch table names sit where the header says.
+TEST(AutogenQmd, V04DocumentedPositions) {
+  EXPECT_EQ(qmd::v04::QMD_MAJOR_VERSION.at(), qmd::v03::QMD_MAJOR_VERSION.at());
+  EXPECT_EQ(qmd::v04::QMD_GROUP_ID.at(), (BitField::range(21, 16)));
+  EXPECT_EQ(qmd::v04::QMD_TYPE.at(), (BitField::range(25, 23)));
+  EXPECT_EQ(qmd::v04::GRID_WIDTH.at(), (BitField::range(1055, 1024)));
+  EXPECT_EQ(qmd::v04::CTA_THREAD_DIMENSION2.at(), (BitField::range(1199, 1184)));
+  EXPECT_EQ(qmd::v04::RELEASE_PAYLOAD64B.at(2), (BitField::range(364, 364)));
+  EXPECT_EQ(qmd::v04::RELEASE_SEMAPHORE1_ADDR_UPPER.at(), (BitField::range(824, 800)));
+  EXPECT_EQ(qmd::v04::CONSTANT_BUFFER_INVALIDATE.at(7), (BitField::range(447, 447)));
+  EXPECT_EQ(qmd::v04::CONSTANT_BUFFER_SIZE_SHIFTED4.at(7), (BitField::range(2047, 2035)));
+  EXPECT_EQ(qmd::v04::DEPENDENT_QMD_PREFETCH.at(1), (BitField::range(377, 377)));
+  EXPECT_EQ(qmd::v04::PROGRAM_ADDRESS_UPPER.at(), (BitField::range(1272, 1248)));
+  EXPECT_EQ(qmd::v04::SASS_VERSION.at(), (BitField::range(543, 536)));
+  EXPECT_EQ(qmd::v04::OUTER_STICKY_OVERFLOW.hi(), 384u * 8 - 1);
+}
+
 TEST(AutogenQmd, RoundTrips) {
+  check_round_trips<96>(qmd::v04::kFields);
   check_round_trips<64>(qmd::v03::kFields);
   check_round_trips<96>(qmd::v05::kFields);
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "rawgpu/autogen/nv/qmd.h"
+#include "rawgpu/autogen/nv/qmd_v04.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/compiler/gpu.h"
 #include "rawgpu/drivers/nv/rm_gpu.h"
@@ -58,8 +59,11 @@ const char* target_of(sim::NvArch a) {
 struct Case {
   sim::NvArch arch;
   std::string example;
+  uint32_t qmd = 3;
 };
-void PrintTo(const Case& c, std::ostream* os) { *os << target_of(c.arch) << " " << c.example; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << target_of(c.arch) << " " << c.example << " QMD V0" << c.qmd;
+}
 
 class NvCompute : public ::testing::TestWithParam<Case> {};
 
@@ -68,6 +72,7 @@ TEST_P(NvCompute, ExampleKernelsMatchTheHostReference) {
   Rig r = rig(tc.arch);
   nv::RmGpu& gpu = *r.gpu;
   ASSERT_EQ(gpu.gr().sm.target, target_of(tc.arch));
+  ASSERT_TRUE(r.compute->set_qmd_version(tc.qmd).ok());
   compiler::Context ctx;
   auto ex = compiler::gpu_example(ctx, tc.example);
   ASSERT_TRUE(ex.ok());
@@ -136,11 +141,15 @@ std::vector<Case> cases() {
   for (sim::NvArch a : {sim::NvArch::kAmpere, sim::NvArch::kAda}) {
     for (const char* n : {"elementwise_n", "reduce_row", "matmul_tc"}) out.push_back({a, n});
   }
+  // Hopper's native QMD layout, decoded by the simulator through the same role table.
+  for (const char* n : {"elementwise_n", "reduce_row", "softmax", "matmul_tc"})
+    out.push_back({sim::NvArch::kHopper, n, 4});
   return out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, NvCompute, ::testing::ValuesIn(cases()), [](const auto& info) {
-  return std::string(target_of(info.param.arch)) + "_" + info.param.example;
+  return std::string(target_of(info.param.arch)) + "_" + info.param.example +
+         (info.param.qmd == 4 ? "_qmd_v04" : "");
 });
 
 constexpr const char* kStore = R"(
@@ -163,11 +172,18 @@ constexpr const char* kStore = R"(
 }
 )";
 
+queues::NvKernelInfo store_info() {
+  queues::NvKernelInfo info;
+  info.name = "store";
+  info.param_bytes = 12;
+  return info;
+}
+
 TEST(NvComputeQmd, FieldsRoundTripAndSuccessiveLaunchesSignalInOrder) {
   Rig r = rig(sim::NvArch::kHopper);
   nv::RmGpu& gpu = *r.gpu;
   auto out = gpu.alloc_vram(1 << 20, true).value();
-  queues::NvKernelInfo info{"store", 12, 0, 0};
+  const queues::NvKernelInfo info = store_info();
   auto prog = queues::NvProgram::load_ptx(gpu, info, kStore).value();
   for (uint32_t i = 0; i < 200; ++i) {  // wraps the 256 KiB kernarg ring (~1 KiB per launch)
     uint8_t params[12];
@@ -201,10 +217,89 @@ TEST(NvComputeQmd, FieldsRoundTripAndSuccessiveLaunchesSignalInOrder) {
   EXPECT_EQ(r.k->launches(), 200u);
 }
 
+// Kernarg space from one lap ago is reused once its launches have signaled, without waiting for
+// the launches in between (an earlier overlap test made every launch after the first lap wait
+// for the one before it, i.e. for the GPU).
+TEST(NvComputeQmd, LaunchesAfterAKernargLapDoNotWaitForTheGpu) {
+  Rig r = rig(sim::NvArch::kAda);
+  nv::RmGpu& gpu = *r.gpu;
+  auto out = gpu.alloc_vram(1 << 20, true).value();
+  const queues::NvKernelInfo info = store_info();
+  auto prog = queues::NvProgram::load_ptx(gpu, info, kStore).value();
+  uint8_t params[12];
+  std::memcpy(params, &out.va, 8);
+  queues::NvLaunch l;
+  l.block = {32, 1, 1};
+  l.params = params;
+  // 768 kernarg bytes per launch: 341 launches fill the 256 KiB ring.
+  uint64_t value = 0;
+  for (int lap = 0; lap < 3; ++lap) {
+    const uint64_t ran = r.k->launches();
+    for (int i = 0; i < 300; ++i) {
+      const uint32_t idx = static_cast<uint32_t>(i);
+      std::memcpy(params + 8, &idx, 4);
+      ASSERT_TRUE(r.compute->launch(prog, l, r.sig(), r.signals.va, ++value).ok());
+    }
+    EXPECT_EQ(r.k->launches(), ran) << "lap " << lap << ": enqueueing waited for the GPU";
+    ASSERT_TRUE(queues::nv_wait_value(gpu, r.sig(), value, "lap").ok());
+    EXPECT_EQ(r.k->launches(), ran + 300);
+  }
+}
+
+TEST(NvComputeQmd, V04OnHopperCarriesTheLaunchInItsOwnPositions) {
+  Rig r = rig(sim::NvArch::kHopper);
+  nv::RmGpu& gpu = *r.gpu;
+  ASSERT_TRUE(r.compute->set_qmd_version(4).ok());
+  auto out = gpu.alloc_vram(1 << 20, true).value();
+  const queues::NvKernelInfo info = store_info();
+  auto prog = queues::NvProgram::load_ptx(gpu, info, kStore).value();
+  uint8_t params[12];
+  std::memcpy(params, &out.va, 8);
+  const uint32_t stride = 7;
+  std::memcpy(params + 8, &stride, 4);
+  queues::NvLaunch l;
+  l.block = {96, 1, 1};
+  l.grid = {3, 2, 1};
+  l.params = params;
+  ASSERT_TRUE(r.compute->launch(prog, l, r.sig(), r.signals.va, 5).ok());
+  ASSERT_TRUE(queues::nv_wait_value(gpu, r.sig(), 5, "V04 launch").ok());
+  namespace q4 = autogen::nv::qmd::v04;
+  std::span<const uint32_t> q = r.compute->last_qmd();
+  ASSERT_EQ(q.size(), q4::kBytes / 4);
+  EXPECT_EQ(get_bits(q, q4::QMD_MAJOR_VERSION.at()), 4u);
+  EXPECT_EQ(get_bits(q, q4::QMD_TYPE.at()), q4::QMD_TYPE_GRID_CTA);
+  EXPECT_EQ(get_bits(q, q4::GRID_WIDTH.at()), 3u);
+  EXPECT_EQ(get_bits(q, q4::GRID_HEIGHT.at()), 2u);
+  EXPECT_EQ(get_bits(q, q4::CTA_THREAD_DIMENSION0.at()), 96u);
+  EXPECT_EQ(get_bits(q, q4::RELEASE_ENABLE.at(0)), 1u);
+  EXPECT_EQ(get_bits(q, q4::RELEASE_PAYLOAD64B.at(0)), 1u);
+  EXPECT_EQ(get_bits(q, q4::RELEASE_SEMAPHORE0_PAYLOAD_LOWER.at()), 5u);
+  EXPECT_EQ((get_bits(q, q4::RELEASE_SEMAPHORE0_ADDR_UPPER.at()) << 32) |
+                get_bits(q, q4::RELEASE_SEMAPHORE0_ADDR_LOWER.at()),
+            r.signals.va);
+  // Constant-buffer addresses are stored >> 6 in V04.
+  const uint64_t cb = (get_bits(q, q4::CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6.at(0)) << 32) |
+                      get_bits(q, q4::CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6.at(0));
+  EXPECT_GE(cb << 6, r.kernargs.va);
+  EXPECT_LT(cb << 6, r.kernargs.va + r.kernargs.size);
+  EXPECT_EQ(get_bits(q, q4::SASS_VERSION.at()), 0x90u);
+  // The kernel ran with the V04 block (it stores ntid.x * 7 + tid.x at that index, reading
+  // %ntid from constant bank 0).
+  for (uint32_t t : {0u, 95u}) {
+    uint32_t v;
+    std::memcpy(&v, out.cpu() + 4 * (96 * 7 + t), 4);
+    EXPECT_EQ(v, 96 * 7 + t);
+  }
+  // Ampere's class has no V04: refused before anything reaches the GPU.
+  Rig a = rig(sim::NvArch::kAmpere);
+  EXPECT_EQ(a.compute->set_qmd_version(4).error().code(), Errc::kUnsupported);
+  EXPECT_EQ(a.compute->set_qmd_version(5).error().code(), Errc::kUnsupported);
+}
+
 TEST(NvComputeQmd, BadLaunchesAndFaultingKernelsAreTypedErrors) {
   Rig r = rig(sim::NvArch::kAda);
   nv::RmGpu& gpu = *r.gpu;
-  queues::NvKernelInfo info{"store", 12, 0, 0};
+  const queues::NvKernelInfo info = store_info();
   auto prog = queues::NvProgram::load_ptx(gpu, info, kStore).value();
   uint8_t params[12] = {};
   queues::NvLaunch l;
@@ -229,7 +324,7 @@ TEST(NvComputeQmd, BadLaunchesAndFaultingKernelsAreTypedErrors) {
 TEST(NvComputeQmd, AProgramAddressWithoutAnImageIsAChannelError) {
   Rig r = rig(sim::NvArch::kAmpere);
   nv::RmGpu& gpu = *r.gpu;
-  queues::NvKernelInfo info{"store", 12, 0, 0};
+  const queues::NvKernelInfo info = store_info();
   auto prog = queues::NvProgram::load_ptx(gpu, info, kStore).value();
   // Overwrite the image's magic: what a SASS cubin would look like to this simulator.
   auto img = gpu.alloc_vram(4096, true).value();

@@ -362,12 +362,15 @@ cli::Command bench_command() {
            repeats_option("5"),
            json_option()},
           bench_pagetable),
-      sub("launch", "host cost of the hardware command queues on a simulated AMD GPU",
+      sub("launch", "host cost of the hardware command queues on a simulated AMD or NVIDIA GPU",
           "Exec+signal enqueue (median over --ops), graph replay per kernel (--kernels, median\n"
           "over --replays) and copy throughput (--copy-size) on a simulated AMD GPU, through the\n"
           "driver over its PCI function (drivers::amd::PciAmdDevice: BAR2 doorbells, HQD/SDMA\n"
-          "registers, DMA memory).",
-          {{"device", 'd', "NAME", "sim:gfx1100 or sim:gfx1201", "sim:gfx1100"},
+          "registers, DMA memory). With sim:sm_86|sm_89|sm_90: the host cost of a QMD launch\n"
+          "with its 64-bit release on the RM path (V03, and V04 on sm_90; median over --ops),\n"
+          "and a launch waited for on the simulated GPU.",
+          {{"device", 'd', "NAME", "sim:gfx1100, sim:gfx1201, sim:sm_86, sim:sm_89 or sim:sm_90",
+            "sim:gfx1100"},
            {"ops", 0, "N", "exec+signal enqueues to time, 1000..100000000", "200000"},
            {"kernels", 0, "N", "kernels in the replayed graph, 1..100000", "1000"},
            {"replays", 0, "N",
@@ -388,8 +391,12 @@ cli::Command bench_command() {
           bench_boot),
       sub("emulator", "wave instructions per second of the RDNA3/RDNA4 emulator",
           "An ALU loop (one thread) and the compiler's 256^3 matmul (--threads host threads for\n"
-          "its workgroups) on the emulator, for gfx1100 and gfx1201.",
+          "its workgroups) on the emulator, for gfx1100 and gfx1201. With --device sim:sm_86,\n"
+          "sim:sm_89 or sim:sm_90: PTX thread-instructions per second of the PTX interpreter\n"
+          "(sim/ptx) on the compiler's matmul example for that SM, one thread.",
           {{"threads", 0, "N", "emulator threads for the matmul (0: RAWGPU_EMU_THREADS)", "0"},
+           {"device", 'd', "NAME", "sim:sm_86, sim:sm_89 or sim:sm_90 (default: the RDNA emulator)",
+            ""},
            repeats_option("5"),
            json_option()},
           bench_emulator),

@@ -186,6 +186,8 @@ Result<EmuResult> run_matmul(sim::rdna::Target t, int repeats, unsigned threads)
 }  // namespace
 
 int bench_emulator(const cli::Args& args, cli::Io& io) {
+  if (const auto dev = args.get("device"); dev && !dev->empty())
+    return bench_emulator_nv(*dev, args, io);
   auto repeats = args.get_u64_in("repeats", 1, 100);
   if (!repeats.ok()) {
     io.err << "rawgpu bench emulator: " << repeats.error().message() << "\n";

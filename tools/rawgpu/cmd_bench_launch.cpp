@@ -180,6 +180,7 @@ int bench_launch(const cli::Args& args, cli::Io& io) {
     return cli::kExitFailure;
   };
   const std::string dev = args.get("device").value_or("sim:gfx1100");
+  if (dev.starts_with("sim:sm_")) return bench_launch_nv(dev, args, io);
   auto cfg = sim::parse_sim_device(dev);
   if (!cfg) return usage(cfg.error().message());
   auto ops = args.get_u64_in("ops", 1000, 100'000'000);

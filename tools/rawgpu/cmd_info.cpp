@@ -108,17 +108,23 @@ void print_json(std::ostream& os, const std::string& dev, const AmdFunctionInfo&
 cli::Command info_command() {
   cli::Command c;
   c.name = "info";
-  c.summary = "what an AMD GPU says about itself: IP blocks and versions, CUs, VRAM, BARs";
+  c.summary = "what a GPU says about itself: AMD IP blocks, CUs, VRAM; NVIDIA driver, SM, SMs";
   c.description =
       "Reads DEV's IP discovery table (through BAR0, or the MM_INDEX/MM_DATA window when BAR0\n"
       "is small) and prints every IP block with its version, instance, die and register bases,\n"
       "the shader-engine layout and CU count (gc_info), the harvested blocks, the VRAM size,\n"
       "the BARs and the LLVM target. DEV: sim:gfx1100, sim:gfx1201, or amd:BDF (bound to\n"
-      "vfio-pci). Nothing is programmed: memory decode is enabled and registers are read.";
+      "vfio-pci). Nothing is programmed: memory decode is enabled and registers are read.\n"
+      "For NVIDIA GPUs (DEV nv:<n> through the NVIDIA kernel driver, or sim:sm_86, sim:sm_89,\n"
+      "sim:sm_90): the driver version, PCI device id, UUID, SM version and ptxas target, the SM\n"
+      "count, and the GPFIFO/compute/copy classes rawgpu selected, from the RM bring-up.";
   c.options = {{"json", 'j', "", "print JSON", ""}};
-  c.positionals = {{"DEV", "sim:gfx1100, sim:gfx1201 or amd:BDF", true, false}};
+  c.positionals = {
+      {"DEV", "sim:gfx1100, sim:gfx1201, amd:BDF, nv:<n> or sim:sm_86|sm_89|sm_90", true, false}};
   c.run = [](const cli::Args& args, cli::Io& io) {
     const std::string dev = args.positionals()[0];
+    if (dev.starts_with("nv:") || dev.starts_with("sim:sm_"))
+      return run_nv_info(dev, args.flag("json"), io);
     std::unique_ptr<pci::PciDevice> keep;
     Result<pci::PciDevice*> fn = open_amd_function(dev, keep);
     Result<AmdFunctionInfo> info =

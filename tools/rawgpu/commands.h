@@ -27,6 +27,8 @@ cli::Command bind_command();
 cli::Command doctor_command();
 cli::Command release_command();
 cli::Command info_command();
+// `rawgpu info` for nv:<n> and sim:sm_86|sm_89|sm_90 (cmd_info_nv.cpp).
+int run_nv_info(const std::string& dev, bool json, cli::Io& io);
 cli::Command regs_command();
 cli::Command fwinfo_command();
 cli::Command boot_command();
@@ -35,6 +37,9 @@ cli::Command trace_boot_command();
 int bench_boot(const cli::Args& args, cli::Io& io);
 // `rawgpu bench launch` (cmd_bench_launch.cpp).
 int bench_launch(const cli::Args& args, cli::Io& io);
+// The NVIDIA variants (cmd_bench_nv.cpp), for --device sim:sm_*.
+int bench_launch_nv(const std::string& dev, const cli::Args& args, cli::Io& io);
+int bench_emulator_nv(const std::string& dev, const cli::Args& args, cli::Io& io);
 // `rawgpu bench emulator` (cmd_bench_emulator.cpp).
 int bench_emulator(const cli::Args& args, cli::Io& io);
 // `rawgpu bench gemm` (cmd_bench_gemm.cpp).

@@ -24,11 +24,15 @@ struct NvDeviceConfig {
   bool executes_ptx = false;
   std::vector<int64_t> group_lanes = {32, 16, 8};
   bool tensor_cores = true;
+  // QMD layout: 3 (V03, every architecture) or 4 (V04, Hopper). open_nv_device takes it from
+  // RAWGPU_NV_QMD (default 3) so a device check can try both on a real H200.
+  uint32_t qmd_version = 3;
 };
 
 Result<std::unique_ptr<Device>> make_nv_device(NvDeviceConfig config);
 
-// "nv:<n>": GPU n of this machine's NVIDIA kernel driver. kNotFound without the driver.
+// "nv:<n>": GPU n of this machine's NVIDIA kernel driver. kNotFound without the driver;
+// kInvalidArgument for a RAWGPU_NV_QMD other than 3 or 4.
 Result<std::unique_ptr<Device>> open_nv_device(std::string_view name);
 
 }  // namespace rawgpu::runtime

@@ -57,6 +57,8 @@ class SimNvKernel final : public nv::Kernel {
   // entries; methods execute until the channel's GPPut, a blocked semaphore acquire (which stalls
   // only its channel) or a channel error.
   void poll() override;
+  // Doorbell writes are latched (in order) so two channels rung back to back both run.
+  void write_register(volatile uint32_t* reg, uint32_t value) override;
 
   // One line per call, e.g. "ctl RM_ALLOC FERMI_VASPACE_A(0x90f1) under 0xc1e00004 -> NV_OK".
   const std::vector<std::string>& trace() const { return trace_; }
@@ -125,6 +127,13 @@ class SimNvKernel final : public nv::Kernel {
   std::vector<bool> uvm_gpu_registered_;
   std::vector<int> usermode_memfd_;
   std::vector<uint8_t*> usermode_view_;
+  std::vector<std::pair<uint32_t, uint32_t>> doorbells_;  // (gpu, token) written since poll()
+  struct UsermodeMap {
+    uint8_t* cpu;
+    size_t length;
+    int gpu;
+  };
+  std::vector<UsermodeMap> usermode_maps_;  // the client's mappings of usermode pages
   std::vector<std::string> trace_;
   std::vector<std::string> channel_errors_;
   // Parsed PTX images by content hash (a program is parsed once, however often it launches).

@@ -41,11 +41,17 @@ struct ConstantBank {
 };
 
 struct Relocation {
-  uint32_t type = 0;    // 2 R_CUDA_64, 0x38 R_CUDA_ABS32_LO_32, 0x39 R_CUDA_ABS32_HI_32
-  std::string section;  // the section patched (e.g. ".text.k")
-  uint64_t offset = 0;
+  uint32_t type = 0;         // 2 R_CUDA_64, 0x38 R_CUDA_ABS32_LO_32, 0x39 R_CUDA_ABS32_HI_32
+  std::string section;       // the section patched (e.g. ".text.k")
+  uint64_t offset = 0;       // within that section
+  uint64_t file_offset = 0;  // of the patched bytes in the file (the section's + offset)
   std::string symbol;
   int64_t addend = 0;
+  // Where the symbol's definition lies in the file (its section's file offset + st_value);
+  // false for an undefined symbol or one in a section without file contents (.nv.global), which
+  // a loader must place itself.
+  bool symbol_in_file = false;
+  uint64_t symbol_file_offset = 0;
 };
 
 struct CubinKernel {

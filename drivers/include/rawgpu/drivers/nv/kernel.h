@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace rawgpu::nv {
@@ -29,6 +30,11 @@ class Kernel {
   // Called by every wait on the GPU. The real kernel needs nothing; the simulated driver runs its
   // GPU here (Host fetches rung channels, engines execute).
   virtual void poll() {}
+  // A 32-bit store to a register in a mapping of a GPU node (the usermode doorbell): on a real
+  // GPU the store itself is the event the hardware acts on, so every write counts even when the
+  // next one follows at once. The simulated GPU, whose registers are plain memory, latches each
+  // write here (nothing runs until poll()).
+  virtual void write_register(volatile uint32_t* reg, uint32_t value) { *reg = value; }
 
   // The real kernel.
   static Kernel& os();
