@@ -156,8 +156,7 @@ Result<NvProgram> NvProgram::load_cubin(nv::RmGpu& gpu, std::span<const uint8_t>
   return p;
 }
 
-NvComputeQueue::NvComputeQueue(nv::RmGpu& gpu, NvChannelQueue& channel,
-                               const nv::NvMemory& kernargs)
+NvComputeQueue::NvComputeQueue(nv::RmGpu& gpu, NvChannelQueue& channel, KernargArena& kernargs)
     : gpu_(gpu),
       channel_(channel),
       kernargs_(kernargs),
@@ -198,13 +197,11 @@ Status NvComputeQueue::ensure_local_memory(uint32_t per_thread) {
   const uint64_t per_tpc =
       (per_warp * gr.max_warps_per_sm * gr.sm_per_tpc + 0x7fff) / 0x8000 * 0x8000;
   const uint64_t bytes = (per_tpc * gr.tpc_per_gpc * gr.num_gpcs + 0x1ffff) / 0x20000 * 0x20000;
-  // Kernels still running may use the old store: wait for every launch before replacing it.
-  while (!in_flight_.empty()) {
-    const InFlight& f = in_flight_.front();
-    RG_TRY_CTX(nv_wait_value(gpu_, f.signal, f.value, "local memory resize"),
+  // Kernels still running may use the old store: wait for the last launch (the channel runs its
+  // launches in order) before replacing it.
+  if (last_signal_.valid())
+    RG_TRY_CTX(wait_signal(gpu_, last_signal_, last_value_, "local memory resize"),
                "growing local memory");
-    in_flight_.pop_front();
-  }
   nv::NvMemory store =
       RG_TRY_CTX(gpu_.alloc_vram(bytes, false), "local memory of %u bytes per thread", slm);
   NvPushBuffer pb(gpu_.classes().gpfifo, gpu_.classes().copy);
@@ -223,6 +220,12 @@ Status NvComputeQueue::ensure_local_memory(uint32_t per_thread) {
 }
 
 Status NvComputeQueue::setup() {
+  if (kernargs_.va().raw() + kernargs_.size() > kLimit40) {
+    return make_error(Errc::kOutOfRange,
+                      "kernarg arena at %s: SEND_PCAS_A takes QMD addresses below 2^40 (allocate "
+                      "it from the GPU's low VA window)",
+                      hex(kernargs_.va().raw()).c_str());
+  }
   NvPushBuffer pb(gpu_.classes().gpfifo, gpu_.classes().copy);
   pb.set_object(kNvSubchCompute, gpu_.classes().compute);
   pb.inc(kNvSubchCompute, cc::NVC6C0_SET_SHADER_SHARED_MEMORY_WINDOW_A,
@@ -233,39 +236,6 @@ Status NvComputeQueue::setup() {
   RG_TRY(channel_.submit(pb));
   set_up_ = true;
   return {};
-}
-
-Result<uint64_t> NvComputeQueue::alloc_kernargs(uint64_t bytes) {
-  bytes = (bytes + 255) / 256 * 256;
-  if (bytes > kernargs_.size) {
-    return make_error(Errc::kInvalidArgument, "a launch needs %s of kernargs; the ring has %s",
-                      format_bytes(bytes).c_str(), format_bytes(kernargs_.size).c_str());
-  }
-  uint64_t start = head_;
-  if (start % kernargs_.size + bytes > kernargs_.size)
-    start += kernargs_.size - start % kernargs_.size;
-  const uint64_t end = start + bytes;
-  // Space is free once the launches that used it have signaled. The new bytes [start, end) land
-  // on the ring positions an older launch [f.start, f.end) used one lap earlier only when that
-  // launch began before end - size (launches are contiguous and in order, so every older one
-  // ended by `start`).
-  while (!in_flight_.empty()) {
-    const InFlight& f = in_flight_.front();
-    const bool overlaps = f.start + kernargs_.size < end;
-    if (!overlaps) {
-      if (*f.signal >= f.value)
-        in_flight_.pop_front();
-      else
-        break;
-      continue;
-    }
-    RG_TRY_CTX(nv_wait_value(gpu_, f.signal, f.value, "kernarg ring space"),
-               "reusing kernarg space");
-    in_flight_.pop_front();
-  }
-  head_ = end;
-  last_start_ = start;
-  return kernargs_.va + start % kernargs_.size;
 }
 
 Status NvComputeQueue::build_template(const NvProgram& program, uint32_t dynamic_shared,
@@ -336,8 +306,10 @@ Status NvComputeQueue::build_template(const NvProgram& program, uint32_t dynamic
   return ok_status();
 }
 
-Status NvComputeQueue::launch(const NvProgram& program, const NvLaunch& l,
-                              const volatile uint64_t* signal, uint64_t signal_va, uint64_t value) {
+Status NvComputeQueue::launch(const NvProgram& program, const NvLaunch& l, const Signal& signal,
+                              uint64_t value) {
+  RG_CHECK(signal.valid());
+  const uint64_t signal_va = signal.va().raw();
   if (!set_up_) RG_TRY(setup());
   const NvKernelInfo& info = program.info();
   const uint64_t threads = uint64_t{l.block[0]} * l.block[1] * l.block[2];
@@ -367,8 +339,9 @@ Status NvComputeQueue::launch(const NvProgram& program, const NvLaunch& l,
       (uint64_t{layout_->version} << 56) | (uint64_t{local_per_thread_} << 32) | l.dynamic_shared;
   if (!t.valid || t.key != key) RG_TRY(build_template(program, l.dynamic_shared, key));
   const Layout& L = *layout_;
-  const uint64_t va = RG_TRY(alloc_kernargs(t.qmd_offset + L.bytes));
-  uint8_t* cpu = kernargs_.cpu() + (va - kernargs_.va);
+  const Kernargs ka = RG_TRY(kernargs_.alloc(t.qmd_offset + L.bytes, signal, value, wait_, 256));
+  const uint64_t va = ka.va.raw();
+  uint8_t* cpu = ka.cpu;
   // Constant bank 0 (written, never read: the memory may be write-combined): driver words,
   // zeros up to the parameters, the parameters.
   uint32_t words[12] = {l.block[0], l.block[1], l.block[2], l.grid[0], l.grid[1], l.grid[2]};
@@ -410,7 +383,8 @@ Status NvComputeQueue::launch(const NvProgram& program, const NvLaunch& l,
   pb.inc(kNvSubchCompute, cc::NVC6C0_SEND_SIGNALING_PCAS2_B,
          {cc::NVC6C0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION_INVALIDATE_PREFETCH_COPY_SCHEDULE});
   RG_TRY(channel_.submit(pb));
-  in_flight_.push_back({last_start_, head_, signal, value});
+  last_signal_ = signal;
+  last_value_ = value;
   return {};
 }
 

@@ -277,53 +277,12 @@ Status NvChannelQueue::submit(const NvPushBuffer& pb, Nanos timeout) {
 
 Status nv_wait_value(nv::RmGpu& gpu, const volatile uint64_t* signal, uint64_t value,
                      std::string_view what, Nanos timeout) {
-  const uint8_t* notifier = gpu.error_notifier().cpu();
-  auto load = [&] {
-    return std::atomic_ref<const uint64_t>(const_cast<const uint64_t&>(*signal))
-        .load(std::memory_order_acquire);
-  };
-  auto notifier_error = [&]() -> uint32_t {
-    uint16_t status;
-    std::memcpy(&status, notifier + 14, 2);
-    if (status == 0) return 0;
-    uint32_t info32;
-    std::memcpy(&info32, notifier + 8, 4);
-    return info32 == 0 ? 0xffffffffu : info32;
-  };
-  bool failed = false;
-  PollOptions po;
-  po.timeout = timeout;
-  const std::string label = strformat("%.*s >= %llu", static_cast<int>(what.size()), what.data(),
-                                      static_cast<unsigned long long>(value));
-  RG_TRY(poll_until(
-      label,
-      [&] {
-        if (load() >= value) return true;
-        gpu.rm().kernel().poll();
-        if (load() >= value) return true;
-        failed = notifier_error() != 0;
-        return failed;
-      },
-      po,
-      [&] {
-        return strformat(
-            "value %llu; channel error notifier: %s", static_cast<unsigned long long>(load()),
-            notifier_error() == 0 ? "clear" : strformat("error %u", notifier_error()).c_str());
-      }));
-  if (failed && load() < value) {
-    uint32_t info16 = 0;
-    uint16_t v16;
-    std::memcpy(&v16, notifier + 12, 2);
-    info16 = v16;
-    return make_error(Errc::kHardware,
-                      "channel error while waiting for %s: the error notifier reports error %u "
-                      "(info16 0x%x)%s",
-                      label.c_str(), notifier_error(), info16,
-                      notifier_error() == 31 ? " (ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT: an MMU "
-                                               "fault)"
-                                             : "");
-  }
-  return {};
+  // CPU VA == GPU VA on this path: the pointer is the signal's GPU address too.
+  const auto addr = reinterpret_cast<uintptr_t>(signal);
+  const Signal s(reinterpret_cast<uint64_t*>(addr), GpuVa(addr));
+  WaitOptions o;
+  o.timeout = timeout;
+  return wait_signal(gpu, s, value, what, o);
 }
 
 }  // namespace rawgpu::queues

@@ -13,12 +13,12 @@ constexpr uint64_t kSignalBytes = 16;
 }  // namespace
 
 SignalPool::~SignalPool() {
-  for (const auto& p : pages_) (void)device_->free(p);
+  for (const auto& p : pages_) (void)device_->free_shared(p);
 }
 
 Result<Signal> SignalPool::alloc() {
   if (free_.empty()) {
-    auto page = device_->alloc(kPoolPage, drivers::amd::BufferPlacement::kHost);
+    auto page = device_->alloc_shared(kPoolPage, drivers::SharedUse::kSignals);
     if (!page) return std::move(page).take_error().with_context("while growing the signal pool");
     pages_.push_back(*page);
     // Pushed high to low so that alloc() hands out low addresses first.
@@ -45,7 +45,7 @@ Nanos default_wait_timeout() {
   return std::chrono::seconds(30);
 }
 
-Status wait_signal(drivers::amd::AmdDevice& device, const Signal& signal, uint64_t value,
+Status wait_signal(drivers::HcqDevice& device, const Signal& signal, uint64_t value,
                    std::string_view what, const WaitOptions& options) {
   RG_CHECK(signal.valid());
   PollOptions po;
@@ -56,11 +56,11 @@ Status wait_signal(drivers::amd::AmdDevice& device, const Signal& signal, uint64
     if (signal.value() >= value) return true;
     device.poll();
     if (signal.value() >= value) return true;
-    if (options.fail_on_device_fault && device.fault_state().queue_error) faulted = true;
+    if (options.fail_on_device_fault && device.hcq_fault().queue_error) faulted = true;
     return faulted;
   };
   auto describe = [&]() -> std::string {
-    const drivers::amd::FaultState f = device.fault_state();
+    const drivers::HcqFault f = device.hcq_fault();
     return strformat("%.*s at GPU VA %s: expected >= %llu, actual %llu; device %s: %s",
                      static_cast<int>(what.size()), what.data(), hex(signal.va().raw()).c_str(),
                      static_cast<unsigned long long>(value),
@@ -71,7 +71,7 @@ Status wait_signal(drivers::amd::AmdDevice& device, const Signal& signal, uint64
                                       static_cast<unsigned long long>(value));
   RG_TRY(poll_until(label, done, po, describe));
   if (faulted && signal.value() < value) {
-    const drivers::amd::FaultState f = device.fault_state();
+    const drivers::HcqFault f = device.hcq_fault();
     return make_error(Errc::kHardware, "device fault while waiting for %s: device %s: %s",
                       label.c_str(), device.name().c_str(), f.description.c_str())
         .with_hint("the queue stopped and the signal can never arrive; see the fault above");

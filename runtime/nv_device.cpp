@@ -10,8 +10,10 @@
 #include "rawgpu/base/format.h"
 #include "rawgpu/base/log.h"
 #include "rawgpu/compiler/gpu.h"
+#include "rawgpu/queues/kernarg_arena.h"
 #include "rawgpu/queues/nv_compute.h"
 #include "rawgpu/queues/nv_gpfifo.h"
+#include "rawgpu/queues/signal.h"
 
 namespace rawgpu::runtime {
 namespace {
@@ -64,12 +66,14 @@ class NvTensorDevice final : public Device {
     nv::RmGpu& g = *d->cfg_.gpu;
     d->pb_arena_ =
         RG_TRY_CTX(g.alloc_vram(256 << 10, true), "%s: pushbuffer arena", d->cfg_.name.c_str());
-    d->kernargs_ =
-        RG_TRY_CTX(g.alloc_vram(1 << 20, true), "%s: kernarg ring", d->cfg_.name.c_str());
-    d->signal_mem_ = RG_TRY_CTX(g.alloc_host(4096), "%s: timeline signal", d->cfg_.name.c_str());
-    std::memset(d->signal_mem_.cpu(), 0, 4096);
+    d->kernargs_ = RG_TRY_CTX(queues::KernargArena::create(g, 1 << 20), "%s: kernarg arena",
+                              d->cfg_.name.c_str());
+    d->signals_ = std::make_unique<queues::SignalPool>(g);
+    queues::Signal a = RG_TRY_CTX(d->signals_->alloc(), "%s: timeline", d->cfg_.name.c_str());
+    queues::Signal b = RG_TRY_CTX(d->signals_->alloc(), "%s: timeline", d->cfg_.name.c_str());
+    d->timeline_ = std::make_unique<queues::Timeline>(a, b);
     d->channel_ = std::make_unique<queues::NvChannelQueue>(g, g.compute(), d->pb_arena_);
-    d->compute_ = std::make_unique<queues::NvComputeQueue>(g, *d->channel_, d->kernargs_);
+    d->compute_ = std::make_unique<queues::NvComputeQueue>(g, *d->channel_, *d->kernargs_);
     RG_TRY_CTX(d->compute_->set_qmd_version(d->cfg_.qmd_version), "%s", d->cfg_.name.c_str());
     RG_TRY_CTX(d->compute_->setup(), "%s: compute setup", d->cfg_.name.c_str());
     return std::unique_ptr<Device>(std::move(d));
@@ -79,7 +83,10 @@ class NvTensorDevice final : public Device {
     cache_.clear();
     compute_.reset();
     channel_.reset();
-    for (nv::NvMemory* m : {&pb_arena_, &kernargs_, &signal_mem_}) (void)cfg_.gpu->free(*m);
+    kernargs_.reset();
+    timeline_.reset();
+    signals_.reset();
+    (void)cfg_.gpu->free(pb_arena_);
     cfg_.gpu.reset();  // before keep_alive (the kernel it talks to)
   }
 
@@ -118,7 +125,10 @@ class NvTensorDevice final : public Device {
 
   NvDeviceConfig cfg_;
   compiler::GpuTarget target_;
-  nv::NvMemory pb_arena_, kernargs_, signal_mem_;
+  nv::NvMemory pb_arena_;
+  std::unique_ptr<queues::KernargArena> kernargs_;
+  std::unique_ptr<queues::SignalPool> signals_;
+  std::unique_ptr<queues::Timeline> timeline_;
   std::unique_ptr<queues::NvChannelQueue> channel_;
   std::unique_ptr<queues::NvComputeQueue> compute_;
   struct HashKey {
@@ -126,7 +136,6 @@ class NvTensorDevice final : public Device {
   };
   std::unordered_map<compiler::Hash128, std::unique_ptr<Compiled>, HashKey> cache_;
   uint64_t hits_ = 0;
-  uint64_t timeline_ = 0;
 };
 
 NvBuffer::~NvBuffer() {
@@ -229,13 +238,17 @@ Status NvTensorDevice::run(compiler::Ref ast, std::span<Buffer* const> args, con
     l.block[d] = static_cast<uint32_t>(spec.gpu.local[d]);
   }
   l.params = params;
-  auto* sig = reinterpret_cast<uint64_t*>(signal_mem_.cpu());
-  const uint64_t value = ++timeline_;
-  RG_TRY_CTX(compute_->launch(c->program, l, sig, signal_mem_.va, value), "%s: kernel %s",
+  // One launch per run, signaled on the device's timeline (the channel runs in order, so the
+  // timeline's wait on the previous value is implicit).
+  queues::Timeline& tl = *timeline_;
+  RG_TRY_CTX(compute_->launch(c->program, l, tl.signal(), tl.next()), "%s: kernel %s",
              cfg_.name.c_str(), spec.name.c_str());
-  RG_TRY_CTX(queues::nv_wait_value(*cfg_.gpu, sig, value, "kernel " + spec.name,
-                                   std::chrono::seconds(120)),
-             "%s: kernel %s", cfg_.name.c_str(), spec.name.c_str());
+  tl.advance();
+  queues::WaitOptions wo;
+  wo.timeout = std::max<Nanos>(queues::default_wait_timeout(), std::chrono::seconds(120));
+  RG_TRY_CTX(
+      queues::wait_signal(*cfg_.gpu, tl.last_signal(), tl.last_value(), "kernel " + spec.name, wo),
+      "%s: kernel %s", cfg_.name.c_str(), spec.name.c_str());
   return ok_status();
 }
 

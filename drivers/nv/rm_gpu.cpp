@@ -572,3 +572,50 @@ Status RmGpu::free(NvMemory& m) {
 }
 
 }  // namespace rawgpu::nv
+
+namespace rawgpu::nv {
+
+std::string RmGpu::name() const {
+  return strformat("NVIDIA %04x (/dev/nvidia%u, %s)", pci_device_id_, minor_,
+                   gr_.sm.target.c_str());
+}
+
+// SharedMemory::handle: the RM handle, and bit 32 set for host pages.
+Result<drivers::SharedMemory> RmGpu::alloc_shared(uint64_t size, drivers::SharedUse use) {
+  NvMemory m = use == drivers::SharedUse::kSignals ? RG_TRY(alloc_host(size))
+                                                   : RG_TRY(alloc_vram(size, true));
+  return drivers::SharedMemory{GpuVa(m.va), m.cpu(), m.size, (uint64_t{m.host} << 32) | m.handle};
+}
+
+Status RmGpu::free_shared(const drivers::SharedMemory& s) {
+  NvMemory m;
+  m.handle = static_cast<uint32_t>(s.handle);
+  m.host = (s.handle >> 32) != 0;
+  m.va = s.va.raw();
+  m.size = s.size;
+  m.cpu_visible = true;
+  return free(m);
+}
+
+drivers::HcqFault RmGpu::hcq_fault() const {
+  // NvNotification entry 0: {u64 timestamp, u32 info32, u16 info16, u16 status}; RM sets
+  // status when a channel hits an error and info32 to the robust-channel error code.
+  drivers::HcqFault f;
+  const uint8_t* n = notifier_.cpu();
+  if (n == nullptr) return f;
+  uint16_t status, info16;
+  uint32_t info32;
+  std::memcpy(&status, n + 14, 2);
+  std::memcpy(&info16, n + 12, 2);
+  std::memcpy(&info32, n + 8, 4);
+  if (status == 0) return f;
+  f.queue_error = true;
+  f.description = strformat(
+      "a channel stopped: the error notifier reports error %u (info16 0x%x)%s", info32, info16,
+      info32 == 31   ? " (ROBUST_CHANNEL_FIFO_ERROR_MMU_ERR_FLT: an MMU fault)"
+      : info32 == 13 ? " (ROBUST_CHANNEL_GR_EXCEPTION: a graphics/compute engine exception)"
+                     : "");
+  return f;
+}
+
+}  // namespace rawgpu::nv

@@ -26,10 +26,12 @@ struct Rig {
   std::unique_ptr<sim::SimNvKernel> k;
   std::unique_ptr<nv::Rm> rm;
   std::unique_ptr<nv::RmGpu> gpu;
-  nv::NvMemory pb_arena, kernargs, signals;
+  nv::NvMemory pb_arena, signals;
+  std::unique_ptr<queues::KernargArena> kernargs;
   std::unique_ptr<queues::NvChannelQueue> channel;
   std::unique_ptr<queues::NvComputeQueue> compute;
   uint64_t* sig() { return reinterpret_cast<uint64_t*>(signals.cpu()); }
+  queues::Signal signal() { return queues::Signal(sig(), GpuVa(signals.va)); }
 };
 
 Rig rig(sim::NvArch arch) {
@@ -44,11 +46,11 @@ Rig rig(sim::NvArch arch) {
   EXPECT_TRUE(g.ok()) << g.error().to_string();
   r.gpu = std::move(g).value();
   r.pb_arena = r.gpu->alloc_vram(64 << 10, true).value();
-  r.kernargs = r.gpu->alloc_vram(256 << 10, true).value();
+  r.kernargs = queues::KernargArena::create(*r.gpu, 256 << 10).value();
   r.signals = r.gpu->alloc_host(4096).value();
   std::memset(r.signals.cpu(), 0, 4096);
   r.channel = std::make_unique<queues::NvChannelQueue>(*r.gpu, r.gpu->compute(), r.pb_arena);
-  r.compute = std::make_unique<queues::NvComputeQueue>(*r.gpu, *r.channel, r.kernargs);
+  r.compute = std::make_unique<queues::NvComputeQueue>(*r.gpu, *r.channel, *r.kernargs);
   return r;
 }
 
@@ -113,7 +115,7 @@ TEST_P(NvCompute, ExampleKernelsMatchTheHostReference) {
     l.block[d] = static_cast<uint32_t>(spec->gpu.local[d]);
   }
   l.params = params;
-  auto s = r.compute->launch(*prog, l, r.sig(), r.signals.va, 1);
+  auto s = r.compute->launch(*prog, l, r.signal(), 1);
   ASSERT_TRUE(s.ok()) << s.error().to_string();
   auto w = queues::nv_wait_value(gpu, r.sig(), 1, "kernel", std::chrono::seconds(60));
   ASSERT_TRUE(w.ok()) << w.error().to_string() << "\n"
@@ -192,7 +194,7 @@ TEST(NvComputeQmd, FieldsRoundTripAndSuccessiveLaunchesSignalInOrder) {
     queues::NvLaunch l;
     l.block = {64, 1, 1};
     l.params = params;
-    ASSERT_TRUE(r.compute->launch(prog, l, r.sig(), r.signals.va, i + 1).ok()) << i;
+    ASSERT_TRUE(r.compute->launch(prog, l, r.signal(), i + 1).ok()) << i;
   }
   ASSERT_TRUE(queues::nv_wait_value(gpu, r.sig(), 200, "200 launches").ok());
   for (uint32_t i = 0; i < 64 * 200; ++i) {
@@ -238,12 +240,49 @@ TEST(NvComputeQmd, LaunchesAfterAKernargLapDoNotWaitForTheGpu) {
     for (int i = 0; i < 300; ++i) {
       const uint32_t idx = static_cast<uint32_t>(i);
       std::memcpy(params + 8, &idx, 4);
-      ASSERT_TRUE(r.compute->launch(prog, l, r.sig(), r.signals.va, ++value).ok());
+      ASSERT_TRUE(r.compute->launch(prog, l, r.signal(), ++value).ok());
     }
     EXPECT_EQ(r.k->launches(), ran) << "lap " << lap << ": enqueueing waited for the GPU";
     ASSERT_TRUE(queues::nv_wait_value(gpu, r.sig(), value, "lap").ok());
     EXPECT_EQ(r.k->launches(), ran + 300);
   }
+}
+
+// The HCQ core the AMD queues use (signal pool, timeline with its 2^31 swap, host waits, kernarg
+// arena) drives NVIDIA launches unchanged: the GPU is an HcqDevice.
+TEST(NvComputeQmd, TheSharedTimelineSignalsNvLaunchesAcrossItsSwap) {
+  Rig r = rig(sim::NvArch::kHopper);
+  nv::RmGpu& gpu = *r.gpu;
+  queues::SignalPool pool(gpu);
+  queues::Timeline tl(pool.alloc().value(), pool.alloc().value(), queues::Timeline::kWrapAt - 2);
+  auto out = gpu.alloc_vram(1 << 20, true).value();
+  const queues::NvKernelInfo info = store_info();
+  auto prog = queues::NvProgram::load_ptx(gpu, info, kStore).value();
+  uint8_t params[12];
+  std::memcpy(params, &out.va, 8);
+  queues::NvLaunch l;
+  l.block = {32, 1, 1};
+  l.params = params;
+  const queues::Signal first = tl.signal();
+  for (uint32_t i = 0; i < 4; ++i) {
+    std::memcpy(params + 8, &i, 4);
+    ASSERT_TRUE(r.compute->launch(prog, l, tl.signal(), tl.next()).ok()) << i;
+    tl.advance();
+  }
+  EXPECT_EQ(tl.swaps(), 1u);
+  ASSERT_TRUE(queues::wait_signal(gpu, tl.last_signal(), tl.last_value(), "timeline").ok());
+  EXPECT_EQ(first.value(), queues::Timeline::kWrapAt - 1);  // the last value before the swap
+  EXPECT_EQ(tl.last_signal().value(), 2u);                  // restarted at 1 on the shadow
+  EXPECT_NE(tl.last_signal().timestamp(), 0u);              // the four-word release
+  EXPECT_EQ(r.kernargs->waits(), 0u);
+  // A faulting launch reaches the shared wait as kHardware with the decoded notifier.
+  std::memset(params, 0, 8);
+  ASSERT_TRUE(r.compute->launch(prog, l, tl.signal(), tl.next()).ok());
+  tl.advance();
+  auto w = queues::wait_signal(gpu, tl.last_signal(), tl.last_value(), "faulting kernel");
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().code(), Errc::kHardware);
+  EXPECT_NE(w.error().message().find("an MMU fault"), std::string::npos) << w.error().message();
 }
 
 TEST(NvComputeQmd, V04OnHopperCarriesTheLaunchInItsOwnPositions) {
@@ -261,7 +300,7 @@ TEST(NvComputeQmd, V04OnHopperCarriesTheLaunchInItsOwnPositions) {
   l.block = {96, 1, 1};
   l.grid = {3, 2, 1};
   l.params = params;
-  ASSERT_TRUE(r.compute->launch(prog, l, r.sig(), r.signals.va, 5).ok());
+  ASSERT_TRUE(r.compute->launch(prog, l, r.signal(), 5).ok());
   ASSERT_TRUE(queues::nv_wait_value(gpu, r.sig(), 5, "V04 launch").ok());
   namespace q4 = autogen::nv::qmd::v04;
   std::span<const uint32_t> q = r.compute->last_qmd();
@@ -280,8 +319,8 @@ TEST(NvComputeQmd, V04OnHopperCarriesTheLaunchInItsOwnPositions) {
   // Constant-buffer addresses are stored >> 6 in V04.
   const uint64_t cb = (get_bits(q, q4::CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6.at(0)) << 32) |
                       get_bits(q, q4::CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6.at(0));
-  EXPECT_GE(cb << 6, r.kernargs.va);
-  EXPECT_LT(cb << 6, r.kernargs.va + r.kernargs.size);
+  EXPECT_GE(cb << 6, r.kernargs->va().raw());
+  EXPECT_LT(cb << 6, r.kernargs->va().raw() + r.kernargs->size());
   EXPECT_EQ(get_bits(q, q4::SASS_VERSION.at()), 0x90u);
   // The kernel ran with the V04 block (it stores ntid.x * 7 + tid.x at that index, reading
   // %ntid from constant bank 0).
@@ -304,15 +343,13 @@ TEST(NvComputeQmd, BadLaunchesAndFaultingKernelsAreTypedErrors) {
   uint8_t params[12] = {};
   queues::NvLaunch l;
   l.params = std::span<const uint8_t>(params, 8);  // short
-  EXPECT_EQ(r.compute->launch(prog, l, r.sig(), r.signals.va, 1).error().code(),
-            Errc::kInvalidArgument);
+  EXPECT_EQ(r.compute->launch(prog, l, r.signal(), 1).error().code(), Errc::kInvalidArgument);
   l.params = params;
   l.block = {2048, 1, 1};
-  EXPECT_EQ(r.compute->launch(prog, l, r.sig(), r.signals.va, 1).error().code(),
-            Errc::kInvalidArgument);
+  EXPECT_EQ(r.compute->launch(prog, l, r.signal(), 1).error().code(), Errc::kInvalidArgument);
   // A kernel storing through a null pointer: an MMU fault reaches the waiter, decoded.
   l.block = {32, 1, 1};
-  ASSERT_TRUE(r.compute->launch(prog, l, r.sig(), r.signals.va, 1).ok());
+  ASSERT_TRUE(r.compute->launch(prog, l, r.signal(), 1).ok());
   auto w = queues::nv_wait_value(gpu, r.sig(), 1, "faulting kernel");
   ASSERT_FALSE(w.ok());
   EXPECT_EQ(w.error().code(), Errc::kHardware);
@@ -333,7 +370,7 @@ TEST(NvComputeQmd, AProgramAddressWithoutAnImageIsAChannelError) {
   queues::NvLaunch l;
   l.params = params;
   std::memset(reinterpret_cast<uint8_t*>(prog.va()), 0x11, 4);
-  ASSERT_TRUE(r.compute->launch(prog, l, r.sig(), r.signals.va, 1).ok());
+  ASSERT_TRUE(r.compute->launch(prog, l, r.signal(), 1).ok());
   auto w = queues::nv_wait_value(gpu, r.sig(), 1, "kernel");
   ASSERT_FALSE(w.ok());
   ASSERT_EQ(r.k->channel_errors().size(), 1u);

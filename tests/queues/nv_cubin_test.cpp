@@ -31,10 +31,12 @@ struct Rig {
   std::unique_ptr<sim::SimNvKernel> k;
   std::unique_ptr<nv::Rm> rm;
   std::unique_ptr<nv::RmGpu> gpu;
-  nv::NvMemory pb_arena, kernargs, signals;
+  nv::NvMemory pb_arena, signals;
+  std::unique_ptr<queues::KernargArena> kernargs;
   std::unique_ptr<queues::NvChannelQueue> channel;
   std::unique_ptr<queues::NvComputeQueue> compute;
   uint64_t* sig() { return reinterpret_cast<uint64_t*>(signals.cpu()); }
+  queues::Signal signal() { return queues::Signal(sig(), GpuVa(signals.va)); }
 };
 
 Rig rig(sim::NvArch arch) {
@@ -47,11 +49,11 @@ Rig rig(sim::NvArch arch) {
   r.rm = nv::Rm::open(*r.k).value();
   r.gpu = nv::RmGpu::open(*r.rm, 0).value();
   r.pb_arena = r.gpu->alloc_vram(64 << 10, true).value();
-  r.kernargs = r.gpu->alloc_vram(256 << 10, true).value();
+  r.kernargs = queues::KernargArena::create(*r.gpu, 256 << 10).value();
   r.signals = r.gpu->alloc_host(4096).value();
   std::memset(r.signals.cpu(), 0, 4096);
   r.channel = std::make_unique<queues::NvChannelQueue>(*r.gpu, r.gpu->compute(), r.pb_arena);
-  r.compute = std::make_unique<queues::NvComputeQueue>(*r.gpu, *r.channel, r.kernargs);
+  r.compute = std::make_unique<queues::NvComputeQueue>(*r.gpu, *r.channel, *r.kernargs);
   return r;
 }
 
@@ -124,7 +126,7 @@ TEST_P(NvCubinExample, PtxasOutputIsPlacedAndTheQmdDescribesIt) {
   queues::NvLaunch l;
   l.block = {32, 1, 1};
   l.params = params;
-  ASSERT_TRUE(r.compute->launch(*prog, l, r.sig(), r.signals.va, 1).ok());
+  ASSERT_TRUE(r.compute->launch(*prog, l, r.signal(), 1).ok());
   std::span<const uint32_t> q = r.compute->last_qmd();
   EXPECT_EQ((get_bits(q, q3::PROGRAM_ADDRESS_UPPER.at()) << 32) |
                 get_bits(q, q3::PROGRAM_ADDRESS_LOWER.at()),
@@ -228,7 +230,7 @@ TEST(NvCubin, RelocationsAreAppliedAgainstTheLoadedImageAndLocalMemoryIsSized) {
   std::vector<uint8_t> params(prog->info().param_bytes, 0);
   queues::NvLaunch l;
   l.params = params;
-  ASSERT_TRUE(r.compute->launch(*prog, l, r.sig(), r.signals.va, 1).ok());
+  ASSERT_TRUE(r.compute->launch(*prog, l, r.signal(), 1).ok());
   const uint32_t slm = (prog->info().local_bytes + 0x240 + 31) / 32 * 32;
   EXPECT_EQ(r.compute->local_per_thread(), slm);
   EXPECT_EQ(get_bits(r.compute->last_qmd(), q3::SHADER_LOCAL_MEMORY_HIGH_SIZE.at()), slm);

@@ -18,8 +18,10 @@
 #include "rawgpu/base/format.h"
 #include "rawgpu/compiler/gpu.h"
 #include "rawgpu/drivers/nv/rm_gpu.h"
+#include "rawgpu/queues/kernarg_arena.h"
 #include "rawgpu/queues/nv_compute.h"
 #include "rawgpu/queues/nv_gpfifo.h"
+#include "rawgpu/queues/signal.h"
 #include "rawgpu/sim/nv_rm.h"
 #include "rawgpu/sim/ptx.h"
 
@@ -71,14 +73,13 @@ Result<NvLaunchResult> run_nv_launch(sim::NvArch arch, uint64_t ops, uint32_t qm
   auto rm = RG_TRY(nv::Rm::open(*kernel));
   auto gpu = RG_TRY(nv::RmGpu::open(*rm, 0));
   nv::NvMemory arena = RG_TRY(gpu->alloc_vram(1 << 20, true));
-  nv::NvMemory kernargs = RG_TRY(gpu->alloc_vram(1 << 20, true));
-  nv::NvMemory sig_mem = RG_TRY(gpu->alloc_host(4096));
-  std::memset(sig_mem.cpu(), 0, 4096);
-  auto* sig = reinterpret_cast<uint64_t*>(sig_mem.cpu());
   NvLaunchResult r;
   {
+    auto kernargs = RG_TRY(queues::KernargArena::create(*gpu, 1 << 20));
+    queues::SignalPool pool(*gpu);
+    const queues::Signal sig = RG_TRY(pool.alloc());
     queues::NvChannelQueue ch(*gpu, gpu->compute(), arena);
-    queues::NvComputeQueue q(*gpu, ch, kernargs);
+    queues::NvComputeQueue q(*gpu, ch, *kernargs);
     RG_TRY(q.set_qmd_version(qmd_version));
     RG_TRY(q.setup());
     r.qmd_version = q.qmd_version();
@@ -97,9 +98,9 @@ Result<NvLaunchResult> run_nv_launch(sim::NvArch arch, uint64_t ops, uint32_t qm
     std::vector<double> per_op;
     for (uint64_t done = 0; done < ops; done += kBatch) {
       const auto t0 = BClock::now();
-      for (uint64_t i = 0; i < kBatch; ++i) RG_TRY(q.launch(prog, l, sig, sig_mem.va, ++value));
+      for (uint64_t i = 0; i < kBatch; ++i) RG_TRY(q.launch(prog, l, sig, ++value));
       per_op.push_back(ns_between(t0, BClock::now()) / kBatch);
-      RG_TRY(queues::nv_wait_value(*gpu, sig, value, "bench launches"));
+      RG_TRY(queues::wait_signal(*gpu, sig, value, "bench launches"));
     }
     r.ops = per_op.size() * kBatch;
     r.launch_ns = median_of(per_op);
@@ -107,14 +108,14 @@ Result<NvLaunchResult> run_nv_launch(sim::NvArch arch, uint64_t ops, uint32_t qm
     std::vector<double> done;
     for (int i = 0; i < 2000; ++i) {
       const auto t0 = BClock::now();
-      RG_TRY(q.launch(prog, l, sig, sig_mem.va, ++value));
-      RG_TRY(queues::nv_wait_value(*gpu, sig, value, "bench launch"));
+      RG_TRY(q.launch(prog, l, sig, ++value));
+      RG_TRY(queues::wait_signal(*gpu, sig, value, "bench launch"));
       done.push_back(ns_between(t0, BClock::now()));
     }
     r.completed_ns = median_of(done);
     prog.release(*gpu);
   }
-  for (nv::NvMemory* m : {&arena, &kernargs, &sig_mem}) RG_TRY(gpu->free(*m));
+  RG_TRY(gpu->free(arena));
   return r;
 }
 

@@ -8,14 +8,15 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "rawgpu/base/error.h"
 #include "rawgpu/drivers/nv/rm_gpu.h"
+#include "rawgpu/queues/kernarg_arena.h"
 #include "rawgpu/queues/nv_gpfifo.h"
+#include "rawgpu/queues/signal.h"
 
 namespace rawgpu::autogen::nv::qmd {
 struct Layout;
@@ -96,8 +97,9 @@ struct NvLaunch {
 
 class NvComputeQueue {
  public:
-  // `kernargs` is CPU-visible GPU memory below 2^40 for constant banks and QMDs (a ring).
-  NvComputeQueue(nv::RmGpu& gpu, NvChannelQueue& channel, const nv::NvMemory& kernargs);
+  // `kernargs` (an arena of the HCQ core on this GPU: CPU-visible VRAM below 2^40) holds each
+  // launch's constant bank 0 and QMD until the launch's signal says it is done.
+  NvComputeQueue(nv::RmGpu& gpu, NvChannelQueue& channel, KernargArena& kernargs);
   // Binds the compute class and sets the shared/local memory windows (once, before launches).
   Status setup();
   // The QMD layout of the launches that follow: 3 (V03, the default: Ampere, Ada, and accepted by
@@ -106,12 +108,11 @@ class NvComputeQueue {
   // check (scripts/device/nv_check.sh).
   Status set_qmd_version(uint32_t version);
   uint32_t qmd_version() const;
-  // Launches, then releases `value` at the signal (CPU view `signal`, GPU address `signal_va`;
-  // 64-bit, four-word with timestamp) from the QMD when the grid completes. kInvalidArgument for
-  // a bad launch shape or parameter size. Kernarg space is reused once the launches that held
-  // it have signaled.
-  Status launch(const NvProgram& program, const NvLaunch& launch, const volatile uint64_t* signal,
-                uint64_t signal_va, uint64_t value);
+  // Launches, then releases `value` at `signal` (64-bit, four words: the value, then the
+  // timestamp) from the QMD when the grid completes. kInvalidArgument for a bad launch shape or
+  // parameter size. Kernarg space is reused once the launches that held it have signaled.
+  Status launch(const NvProgram& program, const NvLaunch& launch, const Signal& signal,
+                uint64_t value);
   // The QMD of the last launch (tests decode it).
   std::span<const uint32_t> last_qmd() const {
     return std::span<const uint32_t>(last_qmd_.data(), last_qmd_bytes_ / 4);
@@ -122,7 +123,6 @@ class NvComputeQueue {
   ~NvComputeQueue();
 
  private:
-  Result<uint64_t> alloc_kernargs(uint64_t bytes);
   // Grows the backing store so every thread the GPU can hold gets `per_thread` bytes (nv.md
   // 3.6), after the launches that use the old store have finished.
   Status ensure_local_memory(uint32_t per_thread);
@@ -130,15 +130,11 @@ class NvComputeQueue {
 
   nv::RmGpu& gpu_;
   NvChannelQueue& channel_;
-  nv::NvMemory kernargs_;
-  uint64_t head_ = 0;        // bytes handed out, monotonically
-  uint64_t last_start_ = 0;  // where the last allocation began
-  struct InFlight {
-    uint64_t start, end;  // kernarg bytes [start, end), monotonic positions
-    const volatile uint64_t* signal;
-    uint64_t value;
-  };
-  std::deque<InFlight> in_flight_;
+  KernargArena& kernargs_;
+  WaitOptions wait_;  // for kernarg reuse (built once: its default timeout reads the environment)
+  // The last launch's signal and value (the local-memory store is replaced only after it).
+  Signal last_signal_;
+  uint64_t last_value_ = 0;
   std::array<uint32_t, 96> last_qmd_{};  // the largest layout (V04: 384 bytes)
   uint32_t last_qmd_bytes_ = 0;
   NvPushBuffer launch_pb_;

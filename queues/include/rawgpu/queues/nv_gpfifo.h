@@ -14,6 +14,7 @@
 #include "rawgpu/base/poll.h"
 #include "rawgpu/drivers/nv/rm_gpu.h"
 #include "rawgpu/queues/cmd_builder.h"
+#include "rawgpu/queues/signal.h"
 
 namespace rawgpu::queues {
 
@@ -110,9 +111,10 @@ class NvChannelQueue {
   NvQueueStats stats_;
 };
 
-// Waits until the 64-bit value at `signal` (CPU-visible memory) is >= value, polling the kernel.
-// kTimeout names what was awaited with the value seen; a channel that reported an error in its
-// notifier makes the wait fail at once with kHardware and the decoded notifier.
+// Waits until the 64-bit value at `signal` (CPU-visible memory; CPU VA == GPU VA) is >= value:
+// queues/signal.h's wait_signal with the GPU as the HCQ device (polls the kernel seam). kTimeout
+// names what was awaited with the value seen; a channel that reported an error in its notifier
+// makes the wait fail at once with kHardware and the decoded notifier.
 Status nv_wait_value(nv::RmGpu& gpu, const volatile uint64_t* signal, uint64_t value,
                      std::string_view what, Nanos timeout = std::chrono::seconds(5));
 

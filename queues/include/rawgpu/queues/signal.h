@@ -1,8 +1,10 @@
-// Signals, signal pools, the per-device timeline and host-side waits.
+// Signals, signal pools, the per-device timeline and host-side waits, for any device of the
+// HCQ seam (drivers/hcq_device.h: AMD and NVIDIA alike).
 //
 // A Signal is a 16-byte slot in a CPU-visible, GPU-mapped page: u64 value at +0 and u64
-// timestamp at +8 (amd.md §9.5). The GPU writes values as 32 bits (RELEASE_MEM data_sel 1) and
-// compares them as 32 bits (WAIT_REG_MEM), so values stay below 2^31.
+// timestamp at +8 (amd.md §9.5; the four-word NVIDIA semaphore release writes the same). The
+// AMD GPU writes values as 32 bits (RELEASE_MEM data_sel 1) and compares them as 32 bits
+// (WAIT_REG_MEM), so timeline values stay below 2^31 on every device.
 #pragma once
 
 #include <atomic>
@@ -17,7 +19,7 @@
 #include "rawgpu/base/addr.h"
 #include "rawgpu/base/error.h"
 #include "rawgpu/base/poll.h"
-#include "rawgpu/drivers/amd/device.h"
+#include "rawgpu/drivers/hcq_device.h"
 
 namespace rawgpu::queues {
 
@@ -50,7 +52,7 @@ class Signal {
 // Hands out 16-byte signals from 4 KiB host pages allocated on the device.
 class SignalPool {
  public:
-  explicit SignalPool(drivers::amd::AmdDevice& device) : device_(&device) {}
+  explicit SignalPool(drivers::HcqDevice& device) : device_(&device) {}
   ~SignalPool();
   SignalPool(const SignalPool&) = delete;
   SignalPool& operator=(const SignalPool&) = delete;
@@ -61,8 +63,8 @@ class SignalPool {
   size_t pages() const { return pages_.size(); }
 
  private:
-  drivers::amd::AmdDevice* device_;
-  std::vector<drivers::amd::DeviceBuffer> pages_;
+  drivers::HcqDevice* device_;
+  std::vector<drivers::SharedMemory> pages_;
   std::vector<Signal> free_;
 };
 
@@ -82,7 +84,7 @@ struct WaitOptions {
 // fault state. When a device queue stopped first (fail_on_device_fault): kHardware with the
 // device's fault description (VM fault address and status, the stopped queue's reason, e.g. the
 // kernel, PC and lane of an emulated memory fault).
-Status wait_signal(drivers::amd::AmdDevice& device, const Signal& signal, uint64_t value,
+Status wait_signal(drivers::HcqDevice& device, const Signal& signal, uint64_t value,
                    std::string_view what = "signal", const WaitOptions& options = {});
 
 // A per-device timeline: every submission waits on the previous submission's value and

@@ -13,6 +13,7 @@
 
 #include "rawgpu/base/addr.h"
 #include "rawgpu/base/error.h"
+#include "rawgpu/drivers/hcq_device.h"
 
 namespace rawgpu::drivers::amd {
 
@@ -64,11 +65,11 @@ struct FaultState {
   std::string description;   // human-readable summary of all of the above; empty if healthy
 };
 
-class AmdDevice {
+class AmdDevice : public HcqDevice {
  public:
-  virtual ~AmdDevice() = default;
+  ~AmdDevice() override = default;
   // "sim:gfx1100", "amd:0000:03:00.0", ...
-  virtual std::string name() const = 0;
+  std::string name() const override = 0;
   // GC IP version as major*10000 + minor*100 + rev (110000 for gfx1100).
   virtual uint32_t gc_version() const = 0;
 
@@ -88,8 +89,27 @@ class AmdDevice {
   virtual void ring_doorbell(uint32_t index, uint64_t value) = 0;
   // Gives the device a chance to make progress (the simulator processes its queues; a real
   // device scans its interrupt ring). Called by host-side waits on every poll.
-  virtual void poll() = 0;
+  void poll() override = 0;
   virtual FaultState fault_state() const = 0;
+
+  // HcqDevice: signals and kernargs both live in host memory mapped into the GPU (amd.md §9.5).
+  Result<SharedMemory> alloc_shared(uint64_t size, SharedUse) override {
+    DeviceBuffer b = RG_TRY(alloc(size, BufferPlacement::kHost));
+    return SharedMemory{b.va, b.cpu, b.size, b.handle};
+  }
+  Status free_shared(const SharedMemory& m) override {
+    DeviceBuffer b;
+    b.va = m.va;
+    b.size = m.size;
+    b.cpu = m.cpu;
+    b.placement = BufferPlacement::kHost;
+    b.handle = m.handle;
+    return free(b);
+  }
+  HcqFault hcq_fault() const override {
+    FaultState f = fault_state();
+    return {f.queue_error, std::move(f.description)};
+  }
 };
 
 }  // namespace rawgpu::drivers::amd

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "rawgpu/base/error.h"
+#include "rawgpu/drivers/hcq_device.h"
 #include "rawgpu/drivers/nv/rm.h"
 #include "rawgpu/memory/tlsf.h"
 
@@ -81,11 +82,11 @@ inline constexpr VaWindow kLowWindows[] = {{0x10'0000'0000, 0x10'0000'0000},  //
 inline constexpr VaWindow kHighWindows[] = {{0x20'0000'0000, 0x100'0000'0000},
                                             {0x2000'0000'0000, 0x100'0000'0000}};
 
-class RmGpu {
+class RmGpu final : public drivers::HcqDevice {
  public:
   // Brings up card `index` of NV_ESC_CARD_INFO (the valid entries, in order).
   static Result<std::unique_ptr<RmGpu>> open(Rm& rm, uint32_t index);
-  ~RmGpu();
+  ~RmGpu() override;
   RmGpu(const RmGpu&) = delete;
   RmGpu& operator=(const RmGpu&) = delete;
 
@@ -121,6 +122,15 @@ class RmGpu {
   // The process's VA windows (see kLowWindows / kHighWindows), shared by all its RmGpus.
   const VaWindow& low_window() const { return low_window_; }
   const VaWindow& high_window() const { return high_window_; }
+
+  // HcqDevice: signals in host pages (the CPU polls them), kernargs in CPU-visible VRAM below
+  // 2^40 (QMD and constant-bank addresses); poll() is the kernel seam's; the fault is the
+  // channels' error notifier, decoded.
+  std::string name() const override;
+  Result<drivers::SharedMemory> alloc_shared(uint64_t size, drivers::SharedUse use) override;
+  Status free_shared(const drivers::SharedMemory& memory) override;
+  void poll() override { rm_.kernel().poll(); }
+  drivers::HcqFault hcq_fault() const override;
 
  private:
   explicit RmGpu(Rm& rm) : rm_(rm) {}
