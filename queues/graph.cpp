@@ -109,42 +109,13 @@ Status Graph::bind() {
   if (bound_) return make_error(Errc::kInvalidArgument, "graph is already bound");
   if (nodes_.empty()) return make_error(Errc::kInvalidArgument, "binding an empty graph");
   const size_t n = nodes_.size();
-  // Pass 1: the cross-queue edges. waits[j] = the latest conflicting node on the other queue
-  // that the same queue has not already waited for.
-  std::vector<int64_t> waits(n, -1);
-  std::vector<bool> signals(n, false);
-  int64_t waited[2] = {-1, -1};       // per queue: latest other-queue node already waited for
-  std::vector<uint32_t> on_queue[2];  // node indexes per queue, in order
-  for (size_t j = 0; j < n; ++j) {
-    const size_t q = qi(nodes_[j].queue);
-    const Node& b = nodes_[j];
-    int64_t dep = -1;
-    // Only other-queue nodes after the last one this queue already waited for can add an edge.
-    const std::vector<uint32_t>& other = on_queue[1 - q];
-    for (size_t k = other.size(); k-- > 0;) {
-      const uint32_t i = other[k];
-      if (static_cast<int64_t>(i) <= waited[q]) break;
-      const Node& a = nodes_[i];
-      bool conflict = false;
-      for (const auto& w : a.writes) {
-        for (const auto& r : b.reads) conflict |= w.overlaps(r);
-        for (const auto& w2 : b.writes) conflict |= w.overlaps(w2);
-      }
-      for (const auto& r : a.reads) {
-        for (const auto& w2 : b.writes) conflict |= r.overlaps(w2);
-      }
-      if (conflict) {
-        dep = static_cast<int64_t>(i);
-        break;
-      }
-    }
-    on_queue[q].push_back(static_cast<uint32_t>(j));
-    if (dep > waited[q]) {
-      waits[j] = dep;
-      signals[static_cast<size_t>(dep)] = true;
-      waited[q] = dep;
-    }
-  }
+  // Pass 1: the cross-queue edges (graph_plan.h).
+  std::vector<PlanNode> plan_nodes(n);
+  for (size_t j = 0; j < n; ++j)
+    plan_nodes[j] = {static_cast<uint32_t>(qi(nodes_[j].queue)), nodes_[j].reads, nodes_[j].writes};
+  const CrossQueuePlan plan = plan_cross_queue(plan_nodes);
+  const std::vector<int64_t>& waits = plan.waits;
+  const std::vector<bool>& signals = plan.signals;
   // Pass 2: the streams. Epoch values are placeholders (epoch 0) until launch patches them.
   // Each queue's stream is cut between nodes into indirect buffers of at most `limit[q]` dwords:
   // a node that does not fit the current one is rolled back and emitted again at the start of
@@ -260,7 +231,7 @@ Status Graph::launch(Timeline& tl, const WaitOptions& wait) {
     RG_TRY(wait_signal(*device_, last_launch_->first, last_launch_->second, "previous graph launch",
                        wait));
   }
-  const uint32_t stride = static_cast<uint32_t>(nodes_.size()) + 2;
+  const uint32_t stride = epoch_stride(nodes_.size());
   if (uint64_t{epoch_ + 1} * stride + stride >= Timeline::kWrapAt) {
     // Values stay below 2^31: restart the epochs (nothing is in flight here).
     sync_[kCompute].set(0);

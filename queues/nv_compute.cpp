@@ -306,10 +306,7 @@ Status NvComputeQueue::build_template(const NvProgram& program, uint32_t dynamic
   return ok_status();
 }
 
-Status NvComputeQueue::launch(const NvProgram& program, const NvLaunch& l, const Signal& signal,
-                              uint64_t value) {
-  RG_CHECK(signal.valid());
-  const uint64_t signal_va = signal.va().raw();
+Result<NvLaunchLayout> NvComputeQueue::prepare(const NvProgram& program, const NvLaunch& l) {
   if (!set_up_) RG_TRY(setup());
   const NvKernelInfo& info = program.info();
   const uint64_t threads = uint64_t{l.block[0]} * l.block[1] * l.block[2];
@@ -327,21 +324,32 @@ Status NvComputeQueue::launch(const NvProgram& program, const NvLaunch& l, const
     return make_error(Errc::kInvalidArgument, "launch of %s with %zu parameter bytes; it takes %u",
                       info.name.c_str(), l.params.size(), info.param_bytes);
   }
+  if (info.local_bytes != 0) RG_TRY(ensure_local_memory(info.local_bytes + kStackReserve));
+  NvProgram::QmdTemplate& t = program.qmd_;
+  const uint64_t key =
+      (uint64_t{layout_->version} << 56) | (uint64_t{local_per_thread_} << 32) | l.dynamic_shared;
+  if (!t.valid || t.key != key) RG_TRY(build_template(program, l.dynamic_shared, key));
+  return NvLaunchLayout{t.qmd_offset, t.qmd_offset + layout_->bytes, layout_->bytes};
+}
+
+Status NvComputeQueue::check_release(const Signal& signal) const {
+  const uint64_t signal_va = signal.va().raw();
   const uint64_t release_limit = layout_->version == 3 ? kLimit40 : 1ull << 57;
   if (signal_va % 8 != 0 || signal_va + 16 > release_limit) {
     return make_error(Errc::kOutOfRange,
                       "QMD V0%u releases reach %d bits and need 8-byte alignment: signal at %s",
                       layout_->version, layout_->version == 3 ? 40 : 57, hex(signal_va).c_str());
   }
-  if (info.local_bytes != 0) RG_TRY(ensure_local_memory(info.local_bytes + kStackReserve));
-  NvProgram::QmdTemplate& t = program.qmd_;
-  const uint64_t key =
-      (uint64_t{layout_->version} << 56) | (uint64_t{local_per_thread_} << 32) | l.dynamic_shared;
-  if (!t.valid || t.key != key) RG_TRY(build_template(program, l.dynamic_shared, key));
+  return ok_status();
+}
+
+void NvComputeQueue::write_launch(const NvProgram& program, const NvLaunch& l,
+                                  const NvLaunchLayout& at, uint8_t* cpu, uint64_t va,
+                                  const Signal* signal, uint64_t value,
+                                  std::span<uint32_t> qmd_out) {
+  const NvProgram::QmdTemplate& t = program.qmd_;
+  RG_CHECK(t.valid && at.qmd_offset == t.qmd_offset, "write_launch without prepare()");
   const Layout& L = *layout_;
-  const Kernargs ka = RG_TRY(kernargs_.alloc(t.qmd_offset + L.bytes, signal, value, wait_, 256));
-  const uint64_t va = ka.va.raw();
-  uint8_t* cpu = ka.cpu;
   // Constant bank 0 (written, never read: the memory may be write-combined): driver words,
   // zeros up to the parameters, the parameters.
   uint32_t words[12] = {l.block[0], l.block[1], l.block[2], l.grid[0], l.grid[1], l.grid[2]};
@@ -358,9 +366,9 @@ Status NvComputeQueue::launch(const NvProgram& program, const NvLaunch& l, const
 
   // The QMD: the program's template, then what differs per launch, built in host memory and
   // copied out once.
-  uint32_t* q_words = last_qmd_.data();
-  std::memcpy(q_words, t.words.data(), L.bytes);
-  std::span<uint32_t> q(q_words, L.bytes / 4);
+  RG_CHECK(qmd_out.size() * 4 >= L.bytes);
+  std::memcpy(qmd_out.data(), t.words.data(), L.bytes);
+  std::span<uint32_t> q(qmd_out.data(), L.bytes / 4);
   for (int d = 0; d < 3; ++d) {
     put(q, L.grid[d], l.grid[d]);
     put(q, L.block[d], l.block[d]);
@@ -369,19 +377,39 @@ Status NvComputeQueue::launch(const NvProgram& program, const NvLaunch& l, const
   set_bits(q, L.cb_addr_lo->at(0), cb & 0xffffffffu);
   set_bits(q, L.cb_addr_hi->at(0), cb >> 32);
   const ReleaseSlot& r0 = L.release[0];
-  put(q, r0.addr_lo, signal_va & 0xffffffffu);
-  put(q, r0.addr_hi, signal_va >> 32);
-  put(q, r0.payload_lo, value & 0xffffffffu);
-  put(q, r0.payload_hi, value >> 32);
-  std::memcpy(cpu + t.qmd_offset, q_words, L.bytes);
-  last_qmd_bytes_ = L.bytes;
+  if (signal != nullptr) {
+    const uint64_t signal_va = signal->va().raw();
+    put(q, r0.addr_lo, signal_va & 0xffffffffu);
+    put(q, r0.addr_hi, signal_va >> 32);
+    put(q, r0.payload_lo, value & 0xffffffffu);
+    put(q, r0.payload_hi, value >> 32);
+  } else {
+    put(q, r0.enable, 0);
+  }
+  std::memcpy(cpu + t.qmd_offset, qmd_out.data(), L.bytes);
+}
 
-  const uint64_t qmd_va = va + t.qmd_offset;
-  NvPushBuffer& pb = launch_pb_;
-  pb.clear();
+void NvComputeQueue::patch_grid(std::span<uint32_t> qmd, std::array<uint32_t, 3> grid) const {
+  for (int d = 0; d < 3; ++d) put(qmd, layout_->grid[d], grid[d]);
+}
+
+void NvComputeQueue::push_pcas(NvPushBuffer& pb, uint64_t qmd_va) {
   pb.inc(kNvSubchCompute, cc::NVC6C0_SEND_PCAS_A, {static_cast<uint32_t>(qmd_va >> 8)});
   pb.inc(kNvSubchCompute, cc::NVC6C0_SEND_SIGNALING_PCAS2_B,
          {cc::NVC6C0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION_INVALIDATE_PREFETCH_COPY_SCHEDULE});
+}
+
+Status NvComputeQueue::launch(const NvProgram& program, const NvLaunch& l, const Signal& signal,
+                              uint64_t value) {
+  RG_CHECK(signal.valid());
+  const NvLaunchLayout at = RG_TRY(prepare(program, l));
+  RG_TRY(check_release(signal));
+  const Kernargs ka = RG_TRY(kernargs_.alloc(at.bytes, signal, value, wait_, 256));
+  write_launch(program, l, at, ka.cpu, ka.va.raw(), &signal, value, last_qmd_);
+  last_qmd_bytes_ = at.qmd_bytes;
+  NvPushBuffer& pb = launch_pb_;
+  pb.clear();
+  push_pcas(pb, ka.va.raw() + at.qmd_offset);
   RG_TRY(channel_.submit(pb));
   last_signal_ = signal;
   last_value_ = value;

@@ -140,6 +140,20 @@ Status NvPushBuffer::signal(uint64_t va, uint64_t value) {
   return {};
 }
 
+// The semaphore block is one incrementing method: header, ADDR_LO, ADDR_HI, PAYLOAD_LO,
+// PAYLOAD_HI, EXECUTE; the payload starts 3 dwords after the header.
+Result<PatchSlot> NvPushBuffer::wait_slot(uint64_t va, uint64_t value) {
+  const auto at = static_cast<uint32_t>(cmds_.size());
+  RG_TRY(wait(va, value));
+  return PatchSlot{at + 3, 2};
+}
+
+Result<PatchSlot> NvPushBuffer::signal_slot(uint64_t va, uint64_t value) {
+  const auto at = static_cast<uint32_t>(cmds_.size());
+  RG_TRY(signal(va, value));
+  return PatchSlot{at + 3, 2};
+}
+
 void NvPushBuffer::wfi() { immediate(0, h::NVC56F_WFI, 0); }
 
 Status NvPushBuffer::copy(uint64_t dst, uint64_t src, uint64_t bytes) {
@@ -272,6 +286,35 @@ Status NvChannelQueue::submit(const NvPushBuffer& pb, Nanos timeout) {
   gpu_.ring_doorbell(channel_);
   stats_.submissions++;
   stats_.dwords += dw.size();
+  return {};
+}
+
+Status NvChannelQueue::submit_indirect(uint64_t va, uint32_t dwords, Nanos timeout) {
+  const uint64_t entry = RG_TRY(nv_gp_entry(va, dwords));
+  const uint32_t n = channel_.entries;
+  if ((put_ + 1) % n == gp_get() % n) {
+    PollOptions po;
+    po.timeout = timeout;
+    RG_TRY_CTX(
+        poll_until(
+            "GPFIFO ring space",
+            [&] {
+              gpu_.rm().kernel().poll();
+              return (put_ + 1) % n != gp_get() % n;
+            },
+            po, [&] { return strformat("GPPut %u, GPGet %u, %u entries", put_, gp_get(), n); }),
+        "submitting to channel 0x%x", channel_.handle);
+  }
+  entry_start_[put_] = arena_head_;  // no arena bytes: the entry's pushbuffer is elsewhere
+  ring_[put_] = entry;
+  put_ = (put_ + 1) % n;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  std::atomic_ref<uint32_t>(const_cast<uint32_t&>(userd_[0x8c / 4]))
+      .store(put_, std::memory_order_release);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  gpu_.ring_doorbell(channel_);
+  stats_.submissions++;
+  stats_.dwords += dwords;
   return {};
 }
 

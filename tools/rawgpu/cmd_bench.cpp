@@ -368,7 +368,8 @@ cli::Command bench_command() {
           "driver over its PCI function (drivers::amd::PciAmdDevice: BAR2 doorbells, HQD/SDMA\n"
           "registers, DMA memory). With sim:sm_86|sm_89|sm_90: the host cost of a QMD launch\n"
           "with its 64-bit release on the RM path (V03, and V04 on sm_90; median over --ops),\n"
-          "and a launch waited for on the simulated GPU.",
+          "a launch waited for on the simulated GPU, and the replay of a bound graph of\n"
+          "--kernels kernels (queues/nv_graph.h; per kernel).",
           {{"device", 'd', "NAME", "sim:gfx1100, sim:gfx1201, sim:sm_86, sim:sm_89 or sim:sm_90",
             "sim:gfx1100"},
            {"ops", 0, "N", "exec+signal enqueues to time, 1000..100000000", "200000"},

@@ -5,12 +5,12 @@
 // packet can run (2^20 - 1 dwords, ~25,000 kernels) is split between nodes into several indirect
 // buffers, each submitted with its own packet.
 //
-// Dependencies come from buffer read/write sets: a node waits for the latest earlier node on the
-// other queue whose writes overlap its reads or writes, or whose reads overlap its writes (RAW,
-// WAW, WAR). Work on one queue runs in order (exec ends with CS_PARTIAL_FLUSH, SDMA is in
-// order). Cross-queue edges are a RELEASE_MEM/FENCE of an epoch-based value on a per-queue sync
-// signal and a WAIT_REG_MEM/POLL_REGMEM on it; the epoch changes every launch, so those values
-// are patch slots rewritten per launch.
+// Dependencies come from buffer read/write sets (graph_plan.h, shared with the NVIDIA graph): a
+// node waits for the latest earlier node on the other queue whose writes overlap its reads or
+// writes, or whose reads overlap its writes (RAW, WAW, WAR). Work on one queue runs in order (exec
+// ends with CS_PARTIAL_FLUSH, SDMA is in order). Cross-queue edges are a RELEASE_MEM/FENCE of an
+// epoch-based value on a per-queue sync signal and a WAIT_REG_MEM/POLL_REGMEM on it; the epoch
+// changes every launch, so those values are patch slots rewritten per launch.
 #pragma once
 
 #include <array>
@@ -25,17 +25,12 @@
 #include "rawgpu/drivers/amd/device.h"
 #include "rawgpu/queues/amd_pm4.h"
 #include "rawgpu/queues/amd_sdma.h"
+#include "rawgpu/queues/graph_plan.h"
 #include "rawgpu/queues/signal.h"
 
 namespace rawgpu::queues::amd {
 
-struct BufferRange {
-  GpuVa va;
-  uint64_t size = 0;
-  bool overlaps(const BufferRange& o) const {
-    return va.raw() < o.va.raw() + o.size && o.va.raw() < va.raw() + size;
-  }
-};
+using queues::BufferRange;
 
 class Graph {
  public:

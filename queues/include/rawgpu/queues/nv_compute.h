@@ -88,6 +88,14 @@ class NvProgram {
   mutable QmdTemplate qmd_;
 };
 
+// Where a launch's pieces go in its kernarg memory: constant bank 0 at +0, the QMD at
+// qmd_offset (256-byte aligned: QMD addresses are >> 8), `bytes` in all.
+struct NvLaunchLayout {
+  uint32_t qmd_offset = 0;
+  uint32_t bytes = 0;
+  uint32_t qmd_bytes = 0;
+};
+
 struct NvLaunch {
   std::array<uint32_t, 3> grid{1, 1, 1};
   std::array<uint32_t, 3> block{1, 1, 1};
@@ -113,6 +121,21 @@ class NvComputeQueue {
   // parameter size. Kernarg space is reused once the launches that held it have signaled.
   Status launch(const NvProgram& program, const NvLaunch& launch, const Signal& signal,
                 uint64_t value);
+  // The pieces of launch() for work recorded ahead of time (nv_graph.h): prepare() checks the
+  // launch and builds the program's QMD template (kInvalidArgument for a bad shape or parameter
+  // size); write_launch() writes bank 0 and the QMD at `cpu` / `va` (from a prepare() of the same
+  // program and layout), releasing `value` at `signal` when not null, and leaves the QMD's words
+  // in `qmd_out` as well; push_pcas() appends the launch of the QMD at `qmd_va`.
+  Result<NvLaunchLayout> prepare(const NvProgram& program, const NvLaunch& launch);
+  void write_launch(const NvProgram& program, const NvLaunch& launch, const NvLaunchLayout& at,
+                    uint8_t* cpu, uint64_t va, const Signal* signal, uint64_t value,
+                    std::span<uint32_t> qmd_out);
+  // Rewrites the grid fields of a QMD written by write_launch (bank 0's grid words are the
+  // caller's: dwords 3..5).
+  void patch_grid(std::span<uint32_t> qmd, std::array<uint32_t, 3> grid) const;
+  static void push_pcas(NvPushBuffer& pb, uint64_t qmd_va);
+  NvChannelQueue& channel() { return channel_; }
+
   // The QMD of the last launch (tests decode it).
   std::span<const uint32_t> last_qmd() const {
     return std::span<const uint32_t>(last_qmd_.data(), last_qmd_bytes_ / 4);
@@ -127,6 +150,7 @@ class NvComputeQueue {
   // 3.6), after the launches that use the old store have finished.
   Status ensure_local_memory(uint32_t per_thread);
   Status build_template(const NvProgram& program, uint32_t dynamic_shared, uint64_t key);
+  Status check_release(const Signal& signal) const;
 
   nv::RmGpu& gpu_;
   NvChannelQueue& channel_;

@@ -62,6 +62,10 @@ class NvPushBuffer {
   // Write value (64-bit) and the global timer (ns) at va+8 after all prior work, then raise a
   // non-stalling interrupt.
   Status signal(uint64_t va, uint64_t value);
+  // The same, returning the 64-bit patch slot of the payload (SEM_PAYLOAD_LO/HI) so a bound
+  // pushbuffer can be given new values later.
+  Result<PatchSlot> wait_slot(uint64_t va, uint64_t value);
+  Result<PatchSlot> signal_slot(uint64_t va, uint64_t value);
   void wfi();
 
   // Copy engine (subchannel kNvSubchCopy): a linear copy, split into pieces of at most 2 GiB.
@@ -93,6 +97,9 @@ class NvChannelQueue {
   // doorbell. Waits (through Kernel::poll) for ring and arena space up to `timeout`; on
   // failure nothing is published and the pushbuffer is kept.
   Status submit(const NvPushBuffer& pb, Nanos timeout = std::chrono::seconds(5));
+  // A GP entry fetching `dwords` dwords of a pushbuffer already in GPU memory at `va` (a bound
+  // graph's), without copying it into the arena; waits for a free ring slot like submit().
+  Status submit_indirect(uint64_t va, uint32_t dwords, Nanos timeout = std::chrono::seconds(5));
   uint32_t gp_put() const { return put_; }
   uint32_t gp_get() const;
   const NvQueueStats& stats() const { return stats_; }
