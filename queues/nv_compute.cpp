@@ -100,6 +100,21 @@ Result<NvProgram> NvProgram::load_cubin(nv::RmGpu& gpu, std::span<const uint8_t>
                       "aligns it; this cubin was rewritten by another tool)",
                       k->name.c_str(), static_cast<unsigned long long>(k->code_offset));
   }
+  // What the QMD can carry (the cubin is untrusted: a value too wide for its field would be cut
+  // silently): 255 registers, 64 KiB per constant bank, 512 KiB of stack per thread.
+  if (k->registers > 255 || k->stack_bytes > (512u << 10) - kStackReserve) {
+    return make_error(Errc::kUnsupported,
+                      "kernel %s: %u registers and %u stack bytes per thread (a QMD takes at most "
+                      "255 registers and 512 KiB of local memory)",
+                      k->name.c_str(), k->registers, k->stack_bytes);
+  }
+  for (const drivers::nv::ConstantBank& b : k->banks) {
+    if (b.size > (64u << 10)) {
+      return make_error(Errc::kUnsupported,
+                        "kernel %s: constant bank %u of %llu bytes (at most 64 KiB)",
+                        k->name.c_str(), b.bank, static_cast<unsigned long long>(b.size));
+    }
+  }
   // The file image, then the constant banks the kernel binds (other than bank 0, which every
   // launch writes), each in a 256-byte aligned slot.
   const uint64_t file_bytes = (bytes.size() + 255) / 256 * 256;
@@ -149,7 +164,10 @@ Result<NvProgram> NvProgram::load_cubin(nv::RmGpu& gpu, std::span<const uint8_t>
     if (b.bank == 0 && b.per_kernel) info.bank0_bytes = static_cast<uint32_t>(b.size);
   }
   for (const auto& [b, off] : slots) {
-    std::memcpy(cpu + off, cpu + b->file_offset, b->size);
+    if (b->nobits)
+      std::memset(cpu + off, 0, b->size);
+    else  // the parser checked the bank lies inside the file
+      std::memcpy(cpu + off, cpu + b->file_offset, b->size);
     info.banks.push_back({b->bank, p.image_.va + off, static_cast<uint32_t>(b->size)});
   }
   p.code_offset_ = k->code_offset;

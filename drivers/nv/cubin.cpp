@@ -331,6 +331,7 @@ Result<Cubin> parse_cubin(std::span<const uint8_t> bytes, CubinParseStats* stats
       b.file_offset = sections[j].sh_offset;
       b.size = sections[j].sh_size;
       b.per_kernel = mine;
+      b.nobits = sections[j].sh_type == llvm::ELF::SHT_NOBITS;
       if (sections[j].sh_type != llvm::ELF::SHT_NOBITS &&
           (b.file_offset > bytes.size() || b.size > bytes.size() - b.file_offset))
         return parse_error(strformat("section %s lies outside the file", quote(other).c_str()));

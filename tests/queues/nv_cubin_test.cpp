@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "../drivers/synth_elf.h"
 #include "rawgpu/autogen/nv/qmd.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/compiler/gpu.h"
@@ -247,6 +248,38 @@ TEST(NvCubin, RelocationsAreAppliedAgainstTheLoadedImageAndLocalMemoryIsSized) {
   }
   (void)queues::nv_wait_value(gpu, r.sig(), 1, "cubin kernel");  // SASS: a channel error
   prog->release(gpu);
+}
+
+// Without ptxas: a synthesized sm_90 cubin (tests/drivers/synth_elf.h) with two kernels loads,
+// each kernel's facts come from its own .nv.info records, and the code sits where the QMD will
+// point.
+TEST(NvCubin, ASynthesizedCubinLoadsPerKernel) {
+  Rig r = rig(sim::NvArch::kHopper);
+  testing::SynthCubinOptions o;
+  o.kernels = 2;
+  o.sm = 90;
+  const std::vector<uint8_t> bin = testing::synth_cubin(o);
+  auto cb = drivers::nv::parse_cubin(bin);
+  ASSERT_TRUE(cb.ok()) << cb.error().to_string();
+  for (const char* name : {"k0", "k1"}) {
+    auto prog = queues::NvProgram::load_cubin(*r.gpu, bin, name);
+    ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+    const drivers::nv::CubinKernel* k = cb->find(name);
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(prog->info().registers, k->registers) << name;
+    EXPECT_EQ(prog->info().param_bytes, 8u);
+    EXPECT_EQ(prog->info().param_base, k->param_offset);
+    EXPECT_EQ(std::memcmp(reinterpret_cast<const void*>(prog->va()), bin.data() + k->code_offset,
+                          k->code_size),
+              0);
+    prog->release(*r.gpu);
+  }
+  EXPECT_NE(queues::NvProgram::load_cubin(*r.gpu, bin, "k0")->info().registers,
+            queues::NvProgram::load_cubin(*r.gpu, bin, "k1")->info().registers);
+  // An Ampere GPU refuses it by SM.
+  Rig a = rig(sim::NvArch::kAmpere);
+  EXPECT_EQ(queues::NvProgram::load_cubin(*a.gpu, bin, "k0").error().code(),
+            Errc::kInvalidArgument);
 }
 
 TEST(NvCubin, AWrongArchitectureOrKernelIsATypedError) {

@@ -97,6 +97,21 @@ expect(["demo", "--seed", "x"], 2)
 # The demo on a simulated NVIDIA GPU: PTX through the simulated kernel driver, results checked.
 expect(["demo", "--device", "sim:sm_90"], 0, out_has="demo: all results match the reference")
 expect(["demo", "--device", "nv:x"], 2, err_has="nv:<n> takes a GPU index")
+# rawgpu info and the benchmarks on a simulated NVIDIA GPU (issue 18).
+expect(["info", "sim:sm_90"], 0, out_has="classes: gpfifo 0xc86f, compute 0xcbc0")
+doc = expect_json(["info", "sim:sm_86", "--json"], "info", ["driver_version", "target", "sms"])
+if doc and (doc["target"] != "sm_86" or doc["sms"] <= 0):
+    failures.append(f"info sim:sm_86 --json: target {doc['target']!r}, sms {doc['sms']!r}")
+expect(["info", "sim:sm_70"], 1, err_has="sim:sm_86, sim:sm_89 and sim:sm_90")
+expect(["info", "nv:x"], 1, err_has="nv:<n> takes a GPU index")
+doc = expect_json(["bench", "launch", "--device", "sim:sm_90", "--ops", "1000", "--kernels", "10",
+                   "--replays", "3", "--json"], "bench launch", ["device", "results"])
+if doc and [r["qmd_version"] for r in doc["results"]] != [3, 4]:
+    failures.append(f"bench launch sim:sm_90: {doc['results']}")
+expect(["bench", "launch", "--device", "sim:sm_90", "--kernels", "0"], 2, err_has="expected 1..")
+expect(["bench", "emulator", "--device", "sim:sm_86", "--repeats", "1"], 0,
+       out_has="M thread-instructions/s")
+expect(["bench", "emulator", "--device", "sim:sm_70"], 2, err_has="sim:sm_86")
 expect(["demo", "--device", "nv:99999999999999999999"], 2, err_has="nv:<n> takes a GPU index")
 expect(["bench", "emulator", "--repeats", "0"], 2, err_has="expected 1..100")
 expect(["bench", "emulator", "--threads", "999"], 2, err_has="expected 0..256")

@@ -38,6 +38,7 @@ struct ConstantBank {
   uint64_t file_offset = 0;
   uint64_t size = 0;
   bool per_kernel = false;
+  bool nobits = false;  // SHT_NOBITS: no contents in the file (zero-initialised)
 };
 
 struct Relocation {
