@@ -231,16 +231,8 @@ Status Graph::launch(Timeline& tl, const WaitOptions& wait) {
     RG_TRY(wait_signal(*device_, last_launch_->first, last_launch_->second, "previous graph launch",
                        wait));
   }
-  const uint32_t stride = epoch_stride(nodes_.size());
-  if (uint64_t{epoch_ + 1} * stride + stride >= Timeline::kWrapAt) {
-    // Values stay below 2^31: restart the epochs (nothing is in flight here).
-    sync_[kCompute].set(0);
-    sync_[kCopy].set(0);
-    epoch_ = 0;
-  }
-  ++epoch_;
+  const uint32_t base = epochs_.next(nodes_.size(), sync_);
   last_patched_ = 0;
-  const uint32_t base = epoch_ * stride;
   for (const EpochSlot& e : epoch_slots_) write_slot(e.queue, e.slot, base + e.offset);
   for (uint32_t i : dirty_) {  // only nodes changed since the last launch
     Node& n = nodes_[i];

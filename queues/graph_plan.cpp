@@ -43,4 +43,14 @@ CrossQueuePlan plan_cross_queue(std::span<const PlanNode> nodes) {
   return p;
 }
 
+uint32_t GraphEpochs::next(size_t nodes, std::span<Signal> sync) {
+  const uint32_t stride = static_cast<uint32_t>(nodes) + 2;
+  if (uint64_t{epoch_ + 1} * stride + stride >= Timeline::kWrapAt) {
+    for (Signal& s : sync) s.set(0);
+    epoch_ = 0;
+  }
+  ++epoch_;
+  return epoch_ * stride;
+}
+
 }  // namespace rawgpu::queues

@@ -275,18 +275,22 @@ Status NvChannelQueue::submit(const NvPushBuffer& pb, Nanos timeout) {
   const uint64_t va = arena_.va + start % arena_.size;
   const uint64_t entry = RG_TRY(nv_gp_entry(va, static_cast<uint32_t>(dw.size())));
   std::memcpy(arena_.cpu() + start % arena_.size, dw.data(), bytes);
-  entry_start_[put_] = start;  // this entry's pushbuffer starts here
-  ring_[put_] = entry;
   arena_head_ = end;
-  put_ = (put_ + 1) % n;
+  publish(entry, start, static_cast<uint32_t>(dw.size()));
+  return {};
+}
+
+void NvChannelQueue::publish(uint64_t entry, uint64_t arena_start, uint32_t dwords) {
+  entry_start_[put_] = arena_start;  // where this entry's arena bytes (if any) begin
+  ring_[put_] = entry;
+  put_ = (put_ + 1) % channel_.entries;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   std::atomic_ref<uint32_t>(const_cast<uint32_t&>(userd_[0x8c / 4]))
       .store(put_, std::memory_order_release);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   gpu_.ring_doorbell(channel_);
   stats_.submissions++;
-  stats_.dwords += dw.size();
-  return {};
+  stats_.dwords += dwords;
 }
 
 Status NvChannelQueue::submit_indirect(uint64_t va, uint32_t dwords, Nanos timeout) {
@@ -305,16 +309,7 @@ Status NvChannelQueue::submit_indirect(uint64_t va, uint32_t dwords, Nanos timeo
             po, [&] { return strformat("GPPut %u, GPGet %u, %u entries", put_, gp_get(), n); }),
         "submitting to channel 0x%x", channel_.handle);
   }
-  entry_start_[put_] = arena_head_;  // no arena bytes: the entry's pushbuffer is elsewhere
-  ring_[put_] = entry;
-  put_ = (put_ + 1) % n;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  std::atomic_ref<uint32_t>(const_cast<uint32_t&>(userd_[0x8c / 4]))
-      .store(put_, std::memory_order_release);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  gpu_.ring_doorbell(channel_);
-  stats_.submissions++;
-  stats_.dwords += dwords;
+  publish(entry, arena_head_, dwords);  // no arena bytes: the pushbuffer is elsewhere
   return {};
 }
 

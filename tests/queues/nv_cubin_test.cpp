@@ -14,6 +14,7 @@
 #include <iterator>
 
 #include "../drivers/synth_elf.h"
+#include "nv_rig.h"
 #include "rawgpu/autogen/nv/qmd.h"
 #include "rawgpu/base/bits.h"
 #include "rawgpu/compiler/gpu.h"
@@ -28,35 +29,8 @@ namespace {
 
 namespace q3 = autogen::nv::qmd::v03;
 
-struct Rig {
-  std::unique_ptr<sim::SimNvKernel> k;
-  std::unique_ptr<nv::Rm> rm;
-  std::unique_ptr<nv::RmGpu> gpu;
-  nv::NvMemory pb_arena, signals;
-  std::unique_ptr<queues::KernargArena> kernargs;
-  std::unique_ptr<queues::NvChannelQueue> channel;
-  std::unique_ptr<queues::NvComputeQueue> compute;
-  uint64_t* sig() { return reinterpret_cast<uint64_t*>(signals.cpu()); }
-  queues::Signal signal() { return queues::Signal(sig(), GpuVa(signals.va)); }
-};
-
-Rig rig(sim::NvArch arch) {
-  Rig r;
-  sim::SimNvConfig c;
-  c.arch = arch;
-  c.version = "580.65.06";
-  c.vram_bytes = 512ull << 20;
-  r.k = sim::SimNvKernel::create(c).value();
-  r.rm = nv::Rm::open(*r.k).value();
-  r.gpu = nv::RmGpu::open(*r.rm, 0).value();
-  r.pb_arena = r.gpu->alloc_vram(64 << 10, true).value();
-  r.kernargs = queues::KernargArena::create(*r.gpu, 256 << 10).value();
-  r.signals = r.gpu->alloc_host(4096).value();
-  std::memset(r.signals.cpu(), 0, 4096);
-  r.channel = std::make_unique<queues::NvChannelQueue>(*r.gpu, r.gpu->compute(), r.pb_arena);
-  r.compute = std::make_unique<queues::NvComputeQueue>(*r.gpu, *r.channel, *r.kernargs);
-  return r;
-}
+using Rig = testing::NvRig;
+Rig rig(sim::NvArch arch) { return testing::nv_rig(arch); }
 
 // ptxas on a PTX text; empty when ptxas is absent (the caller skips) or fails (the test fails).
 std::vector<uint8_t> assemble(const std::string& ptx, const std::string& arch) {

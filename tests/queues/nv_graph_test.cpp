@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "nv_rig.h"
 #include "rawgpu/drivers/nv/rm_gpu.h"
 #include "rawgpu/queues/kernarg_arena.h"
 #include "rawgpu/queues/nv_compute.h"
@@ -43,35 +44,8 @@ constexpr const char* kAdd1 = R"(
 }
 )";
 
-struct Rig {
-  std::unique_ptr<sim::SimNvKernel> k;
-  std::unique_ptr<nv::Rm> rm;
-  std::unique_ptr<nv::RmGpu> gpu;
-  nv::NvMemory arena_compute, arena_copy;
-  std::unique_ptr<queues::KernargArena> kernargs;
-  std::unique_ptr<queues::SignalPool> pool;
-  std::unique_ptr<queues::NvChannelQueue> compute_ch, copy_ch;
-  std::unique_ptr<queues::NvComputeQueue> compute;
-};
-
-Rig rig(sim::NvArch arch) {
-  Rig r;
-  sim::SimNvConfig c;
-  c.arch = arch;
-  c.vram_bytes = 256ull << 20;
-  r.k = sim::SimNvKernel::create(c).value();
-  r.rm = nv::Rm::open(*r.k).value();
-  r.gpu = nv::RmGpu::open(*r.rm, 0).value();
-  r.arena_compute = r.gpu->alloc_vram(64 << 10, true).value();
-  r.arena_copy = r.gpu->alloc_vram(64 << 10, true).value();
-  r.kernargs = queues::KernargArena::create(*r.gpu, 256 << 10).value();
-  r.pool = std::make_unique<queues::SignalPool>(*r.gpu);
-  r.compute_ch =
-      std::make_unique<queues::NvChannelQueue>(*r.gpu, r.gpu->compute(), r.arena_compute);
-  r.copy_ch = std::make_unique<queues::NvChannelQueue>(*r.gpu, r.gpu->copy(), r.arena_copy);
-  r.compute = std::make_unique<queues::NvComputeQueue>(*r.gpu, *r.compute_ch, *r.kernargs);
-  return r;
-}
+using Rig = testing::NvRig;
+Rig rig(sim::NvArch arch) { return testing::nv_rig(arch); }
 
 uint32_t at(const nv::NvMemory& m, size_t i) {
   uint32_t v;
@@ -94,7 +68,7 @@ TEST_P(NvGraphTest, KernelsAndCopiesReplayInDependencyOrder) {
   info.name = "add1";
   info.param_bytes = 16;
   auto prog = queues::NvProgram::load_ptx(gpu, info, kAdd1).value();
-  auto g = queues::NvGraph::create(gpu, *r.compute, *r.copy_ch, *r.pool).value();
+  auto g = queues::NvGraph::create(gpu, *r.compute, *r.copy_channel, *r.pool).value();
   auto range = [](const nv::NvMemory& m) { return queues::BufferRange{GpuVa(m.va), 4 * kN}; };
   uint64_t p1[2] = {b.va, a.va}, p2[2] = {d.va, c.va};
   queues::NvLaunch l;
@@ -159,7 +133,7 @@ TEST(NvGraph, IndependentNodesNeedNoCrossQueueWaits) {
   info.name = "add1";
   info.param_bytes = 16;
   auto prog = queues::NvProgram::load_ptx(gpu, info, kAdd1).value();
-  auto g = queues::NvGraph::create(gpu, *r.compute, *r.copy_ch, *r.pool).value();
+  auto g = queues::NvGraph::create(gpu, *r.compute, *r.copy_channel, *r.pool).value();
   uint64_t p[2] = {b.va, a.va};
   queues::NvLaunch l;
   l.block = {32, 1, 1};
@@ -175,9 +149,12 @@ TEST(NvGraph, IndependentNodesNeedNoCrossQueueWaits) {
   ASSERT_TRUE(queues::wait_signal(gpu, tl.last_signal(), tl.last_value(), "graph").ok());
   EXPECT_EQ(at(b, 31), at(a, 31) + 1);
   EXPECT_EQ(at(d, 1000), 0x07070707u);
-  EXPECT_EQ(
-      queues::NvGraph::create(gpu, *r.compute, *r.copy_ch, *r.pool).value()->bind().error().code(),
-      Errc::kInvalidArgument);  // empty
+  EXPECT_EQ(queues::NvGraph::create(gpu, *r.compute, *r.copy_channel, *r.pool)
+                .value()
+                ->bind()
+                .error()
+                .code(),
+            Errc::kInvalidArgument);  // empty
   g.reset();
   prog.release(gpu);
 }

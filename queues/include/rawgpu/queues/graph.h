@@ -122,7 +122,7 @@ class Graph {
   std::vector<Chunk> chunks_[2];  // the indirect buffers within ib_[q]
   uint32_t indirect_limit_ = 0;   // 0: the packets' limit
   std::vector<EpochSlot> epoch_slots_;
-  uint32_t epoch_ = 0;
+  GraphEpochs epochs_;
   bool bound_ = false;
   uint32_t cross_waits_ = 0;
   uint64_t last_patched_ = 0;

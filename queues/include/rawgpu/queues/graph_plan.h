@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rawgpu/base/addr.h"
+#include "rawgpu/queues/signal.h"
 
 namespace rawgpu::queues {
 
@@ -38,9 +39,17 @@ struct CrossQueuePlan {
 
 CrossQueuePlan plan_cross_queue(std::span<const PlanNode> nodes);
 
-// Sync values of one launch: node j's progress is epoch_base(epoch, n) + j + 1, the copy queue's
-// end epoch_base + n + 1. Epochs restart (and the sync signals reset to 0) before a value would
-// reach 2^31, the limit of 32-bit GPU compares.
-inline uint32_t epoch_stride(size_t nodes) { return static_cast<uint32_t>(nodes) + 2; }
+// Sync values of one launch: node j's progress is base + j + 1, the copy queue's end
+// base + n + 1, with base = epoch * (n + 2). Epochs restart (and the sync signals reset to 0)
+// before a value would reach 2^31, the limit of 32-bit GPU compares.
+class GraphEpochs {
+ public:
+  // The next launch's base for a graph of `nodes` nodes; resets `sync` first when the epochs
+  // restart (the caller has waited for its previous launch: nothing of it is in flight).
+  uint32_t next(size_t nodes, std::span<Signal> sync);
+
+ private:
+  uint32_t epoch_ = 0;
+};
 
 }  // namespace rawgpu::queues

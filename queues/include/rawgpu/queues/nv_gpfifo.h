@@ -106,6 +106,8 @@ class NvChannelQueue {
   const nv::NvChannel& channel() const { return channel_; }
 
  private:
+  // Appends the GP entry, stores GPPut and rings the doorbell.
+  void publish(uint64_t entry, uint64_t arena_start, uint32_t dwords);
   nv::RmGpu& gpu_;
   nv::NvChannel channel_;
   nv::NvMemory arena_;

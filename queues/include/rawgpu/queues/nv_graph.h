@@ -98,7 +98,7 @@ class NvGraph {
   NvPushBuffer pb_[2];
   nv::NvMemory pb_mem_[2], launch_mem_;
   std::vector<EpochSlot> epoch_slots_;
-  uint32_t epoch_ = 0;
+  GraphEpochs epochs_;
   bool bound_ = false;
   uint32_t cross_waits_ = 0;
   uint64_t last_patched_ = 0;
