@@ -411,6 +411,14 @@ void NvComputeQueue::patch_grid(std::span<uint32_t> qmd, std::array<uint32_t, 3>
   for (int d = 0; d < 3; ++d) put(qmd, layout_->grid[d], grid[d]);
 }
 
+void NvComputeQueue::chain(std::span<uint32_t> qmd, uint64_t next_qmd_va) const {
+  const Layout& L = *layout_;
+  put(qmd, L.dep_pointer, next_qmd_va >> 8);
+  put(qmd, L.dep_action, 1);  // QMD_SCHEDULE
+  put(qmd, L.dep_prefetch, 1);
+  put(qmd, L.dep_enable, 1);
+}
+
 void NvComputeQueue::push_pcas(NvPushBuffer& pb, uint64_t qmd_va) {
   pb.inc(kNvSubchCompute, cc::NVC6C0_SEND_PCAS_A, {static_cast<uint32_t>(qmd_va >> 8)});
   pb.inc(kNvSubchCompute, cc::NVC6C0_SEND_SIGNALING_PCAS2_B,

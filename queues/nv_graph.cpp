@@ -91,6 +91,11 @@ Status NvGraph::set_grid(uint32_t node, std::array<uint32_t, 3> grid) {
   return ok_status();
 }
 
+void NvGraph::set_chaining(bool on) {
+  RG_CHECK(!bound_, "changing how a bound graph launches its kernels");
+  chaining_ = on;
+}
+
 Status NvGraph::bind() {
   if (bound_) return make_error(Errc::kInvalidArgument, "graph is already bound");
   if (nodes_.empty()) return make_error(Errc::kInvalidArgument, "binding an empty graph");
@@ -121,6 +126,14 @@ Status NvGraph::bind() {
     return e;
   };
   bool copy_class_bound = false;
+  // The open chain on the compute channel: the last kernel launched or chained, whose grid the
+  // WFI that closes the chain waits for.
+  int64_t chain_tail = -1;
+  uint32_t chained = 0;
+  auto close_chain = [&] {
+    if (chain_tail >= 0) pb[kCompute].wfi();
+    chain_tail = -1;
+  };
   for (size_t j = 0; j < n; ++j) {
     Node& nd = nodes_[j];
     const uint32_t q = nd.queue;
@@ -130,6 +143,7 @@ Status NvGraph::bind() {
       copy_class_bound = true;
     }
     if (plan.waits[j] >= 0) {
+      if (q == kCompute) close_chain();
       const uint32_t off = static_cast<uint32_t>(plan.waits[j]) + 1;
       auto s = pb[q].wait_slot(sync_[1 - q].va().raw(), off);
       if (!s) return fail(std::move(s).take_error());
@@ -144,18 +158,30 @@ Status NvGraph::bind() {
       const uint64_t va = launch_mem.va + nd.launch_offset;
       compute_->write_launch(*nd.program, nd.launch, *at, launch_mem.cpu() + nd.launch_offset, va,
                              nullptr, 0, nd.qmd);
-      NvComputeQueue::push_pcas(pb[q], va + at->qmd_offset);
-      pb[q].wfi();  // the grid finishes before what follows on this channel
+      if (chaining_ && chain_tail >= 0) {
+        // The previous kernel schedules this one when its grid completes.
+        Node& tail = nodes_[static_cast<size_t>(chain_tail)];
+        compute_->chain(tail.qmd, va + at->qmd_offset);
+        std::memcpy(launch_mem.cpu() + tail.launch_offset + tail.layout.qmd_offset, tail.qmd.data(),
+                    tail.qmd.size() * 4);
+        ++chained;
+      } else {
+        close_chain();
+        NvComputeQueue::push_pcas(pb[q], va + at->qmd_offset);
+      }
+      chain_tail = static_cast<int64_t>(j);
     } else if (Status s = pb[q].copy(nd.dst.raw(), nd.src.raw(), nd.bytes); !s) {
       return fail(std::move(s).take_error().with_context(strformat("graph node %zu", j)));
     }
     if (plan.signals[j]) {
+      if (q == kCompute) close_chain();
       const uint32_t off = static_cast<uint32_t>(j) + 1;
       auto s = pb[q].signal_slot(sync_[q].va().raw(), off);
       if (!s) return fail(std::move(s).take_error());
       eslots.push_back({q, *s, off});
     }
   }
+  close_chain();
   // The copy channel reports its end; the compute channel's tail waits for it.
   if (!pb[kCopy].cmds().empty()) {
     const uint32_t off = static_cast<uint32_t>(n) + 1;
@@ -191,6 +217,7 @@ Status NvGraph::bind() {
   launch_mem_ = launch_mem;
   epoch_slots_ = std::move(eslots);
   cross_waits_ = plan.cross_waits;
+  chained_ = chained;
   bound_ = true;
   return ok_status();
 }

@@ -5,6 +5,7 @@
 // the QMD's releases.
 #include <chrono>
 #include <cstring>
+#include <unordered_set>
 
 #include "rawgpu/autogen/nv/qmd_layouts.h"
 #include "rawgpu/base/bits.h"
@@ -35,7 +36,27 @@ uint64_t now_ns() {
 
 }  // namespace
 
+// A launch and the QMDs chained behind it (DEPENDENT_QMD0 with action SCHEDULE: the next grid
+// starts when this one completes, nv.md 3.7), in order. A chain that comes back to a QMD it ran
+// is a channel error (the hardware would loop forever; the simulator must not hang).
 bool SimNvKernel::compute_launch(Object& ch, uint64_t qmd_va) {
+  std::unordered_set<uint64_t> seen;
+  while (qmd_va != 0) {
+    if (!seen.insert(qmd_va).second) {
+      channel_error(ch, kRcGrException,
+                    strformat("QMD at %s: the dependent-QMD chain returns to this QMD after %zu "
+                              "grids (a cycle)",
+                              hex(qmd_va).c_str(), seen.size()));
+      return false;
+    }
+    uint64_t next = 0;
+    if (!run_qmd(ch, qmd_va, next)) return false;
+    qmd_va = next;
+  }
+  return true;
+}
+
+bool SimNvKernel::run_qmd(Object& ch, uint64_t qmd_va, uint64_t& next) {
   // The first 256 bytes say which layout this is (QMD_MAJOR_VERSION sits at 583:580 in V03 and
   // V04); V04 is 384 bytes.
   std::vector<uint32_t> qw(qmd::v04::kBytes / 4, 0);
@@ -164,6 +185,16 @@ bool SimNvKernel::compute_launch(Object& ch, uint64_t qmd_va) {
       const uint64_t ts = now_ns();
       if (!write_mem(ch, va + 8, &ts, 8, "QMD release timestamp")) return false;
     }
+  }
+  // The dependent QMD.
+  if (get(q, Q.dep_enable) != 0) {
+    const uint64_t action = get(q, Q.dep_action);
+    if (action != 1) {  // QMD_SCHEDULE
+      return fail(strformat("DEPENDENT_QMD0 action %llu (the simulator schedules action 1 only)",
+                            static_cast<unsigned long long>(action)));
+    }
+    next = get(q, Q.dep_pointer) << 8;
+    if (next == 0) return fail("DEPENDENT_QMD0 is enabled with a null pointer");
   }
   return true;
 }

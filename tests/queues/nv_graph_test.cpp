@@ -123,6 +123,88 @@ INSTANTIATE_TEST_SUITE_P(Archs, NvGraphTest,
                                                                                  : "gh100");
                          });
 
+// Kernels in a row on the compute channel are chained behind one SEND_PCAS (each QMD schedules the
+// next); the results are those of the unchained graph, in fewer pushbuffer dwords.
+TEST(NvGraph, ConsecutiveKernelsAreChainedBehindOnePcas) {
+  uint32_t results[2][64];
+  size_t dwords[2];
+  for (int chaining = 0; chaining < 2; ++chaining) {
+    Rig r = rig(sim::NvArch::kHopper);
+    nv::RmGpu& gpu = *r.gpu;
+    nv::NvMemory buf[4];
+    for (auto& b : buf) b = gpu.alloc_vram(4096, true).value();
+    for (uint32_t i = 0; i < 64; ++i) std::memcpy(buf[0].cpu() + 4 * i, &i, 4);
+    queues::NvKernelInfo info;
+    info.name = "add1";
+    info.param_bytes = 16;
+    auto prog = queues::NvProgram::load_ptx(gpu, info, kAdd1).value();
+    auto g = queues::NvGraph::create(gpu, *r.compute, *r.copy_channel, *r.pool).value();
+    g->set_chaining(chaining == 1);
+    uint64_t p[3][2];
+    for (int k = 0; k < 3; ++k) {
+      p[k][0] = buf[k + 1].va;
+      p[k][1] = buf[k].va;
+      queues::NvLaunch l;
+      l.block = {64, 1, 1};
+      l.params = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(p[k]), 16);
+      const queues::BufferRange rd{GpuVa(buf[k].va), 256}, wr{GpuVa(buf[k + 1].va), 256};
+      g->exec(prog, l, {&rd, 1}, {&wr, 1});
+    }
+    ASSERT_TRUE(g->bind().ok());
+    EXPECT_EQ(g->chained_kernels(), chaining == 1 ? 2u : 0u);
+    dwords[chaining] = g->pushbuffer_dwords(0);
+    queues::Timeline tl(r.pool->alloc().value(), r.pool->alloc().value());
+    const uint64_t before = r.k->launches();
+    ASSERT_TRUE(g->launch(tl).ok());
+    ASSERT_TRUE(queues::wait_signal(gpu, tl.last_signal(), tl.last_value(), "graph").ok());
+    EXPECT_EQ(r.k->launches() - before, 3u);
+    for (uint32_t i = 0; i < 64; ++i) results[chaining][i] = at(buf[3], i);
+    g.reset();
+    prog.release(gpu);
+  }
+  for (uint32_t i = 0; i < 64; ++i) {
+    EXPECT_EQ(results[0][i], i + 3);
+    EXPECT_EQ(results[1][i], i + 3);
+  }
+  EXPECT_LT(dwords[1], dwords[0]);
+}
+
+// A dependent-QMD chain that returns to a QMD it ran stops the channel with a decoded error
+// instead of looping.
+TEST(NvGraph, AQmdChainCycleIsAChannelError) {
+  Rig r = rig(sim::NvArch::kAmpere);
+  nv::RmGpu& gpu = *r.gpu;
+  nv::NvMemory a = gpu.alloc_vram(4096, true).value(), b = gpu.alloc_vram(4096, true).value();
+  queues::NvKernelInfo info;
+  info.name = "add1";
+  info.param_bytes = 16;
+  auto prog = queues::NvProgram::load_ptx(gpu, info, kAdd1).value();
+  uint64_t p[2] = {b.va, a.va};
+  queues::NvLaunch l;
+  l.block = {32, 1, 1};
+  l.params = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(p), 16);
+  auto at_layout = r.compute->prepare(prog, l);
+  ASSERT_TRUE(at_layout.ok());
+  nv::NvMemory mem = gpu.alloc_vram(4096, true).value();
+  std::vector<uint32_t> qmd(at_layout->qmd_bytes / 4);
+  const queues::Signal s = r.signal();
+  r.compute->write_launch(prog, l, *at_layout, mem.cpu(), mem.va, &s, 1, qmd);
+  const uint64_t qmd_va = mem.va + at_layout->qmd_offset;
+  r.compute->chain(qmd, qmd_va);  // schedules itself
+  std::memcpy(mem.cpu() + at_layout->qmd_offset, qmd.data(), qmd.size() * 4);
+  queues::NvPushBuffer pb(gpu.classes().gpfifo, gpu.classes().copy);
+  queues::NvComputeQueue::push_pcas(pb, qmd_va);
+  ASSERT_TRUE(r.channel->submit(pb).ok());
+  auto w = queues::nv_wait_value(gpu, r.sig(), 2, "cycle");
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().code(), Errc::kHardware);
+  ASSERT_EQ(r.k->channel_errors().size(), 1u);
+  EXPECT_NE(r.k->channel_errors()[0].find("a cycle"), std::string::npos)
+      << r.k->channel_errors()[0];
+  EXPECT_EQ(r.k->launches(), 1u);  // the grid ran once
+  prog.release(gpu);
+}
+
 // Independent work gets no edges; a kernel-only graph submits no copy channel work.
 TEST(NvGraph, IndependentNodesNeedNoCrossQueueWaits) {
   Rig r = rig(sim::NvArch::kAda);

@@ -134,6 +134,9 @@ class NvComputeQueue {
   // caller's: dwords 3..5).
   void patch_grid(std::span<uint32_t> qmd, std::array<uint32_t, 3> grid) const;
   static void push_pcas(NvPushBuffer& pb, uint64_t qmd_va);
+  // Makes the QMD `qmd` (written by write_launch) schedule the QMD at `next_qmd_va` when its grid
+  // completes (DEPENDENT_QMD0: pointer >> 8, SCHEDULE, prefetch; nv.md 3.7).
+  void chain(std::span<uint32_t> qmd, uint64_t next_qmd_va) const;
   NvChannelQueue& channel() { return channel_; }
 
   // The QMD of the last launch (tests decode it).

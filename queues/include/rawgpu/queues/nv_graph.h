@@ -6,10 +6,11 @@
 // plan (graph_plan.h): a node waits with a Host semaphore acquire on the other channel's sync
 // signal for an epoch-based value, which the other channel releases after the node it waits for.
 //
-// Order within a channel: a kernel node is followed by a Host WFI, so the next node (or a
-// release) starts after the grid has finished — on the simulated GPU this is what it does; on a
-// real GPU whether WFI waits for compute grids or only for the front end is unconfirmed (a
-// chained dependent QMD is the alternative, nv.md 3.7).
+// Order within a channel: consecutive kernels with no cross-queue wait or release between them
+// are chained (each QMD's DEPENDENT_QMD0 schedules the next when its grid completes, nv.md 3.7),
+// so a run of kernels costs one SEND_PCAS; a Host WFI after the run lets a release or a wait
+// that follows see every grid finished. On a real GPU, that WFI waits for chained compute grids
+// (and not only for the front end) is unconfirmed.
 #pragma once
 
 #include <array>
@@ -49,6 +50,9 @@ class NvGraph {
   // stays unbound on error.
   Status bind();
   bool bound() const { return bound_; }
+  // Chain consecutive kernels (default) or launch each with its own SEND_PCAS + WFI. Before bind.
+  void set_chaining(bool on);
+  uint32_t chained_kernels() const { return chained_; }  // kernels scheduled by a dependent QMD
 
   // A new grid for a kernel node, written into its QMD and bank 0 at the next launch.
   // kInvalidArgument (nothing changed) for a copy node, a missing node or a 0 / too large
@@ -101,6 +105,8 @@ class NvGraph {
   GraphEpochs epochs_;
   bool bound_ = false;
   uint32_t cross_waits_ = 0;
+  uint32_t chained_ = 0;
+  bool chaining_ = true;
   uint64_t last_patched_ = 0;
   NvPushBuffer pre_[2], post_;
   std::optional<std::pair<Signal, uint32_t>> last_launch_;

@@ -114,6 +114,8 @@ class SimNvKernel final : public nv::Kernel {
   bool copy_launch(Object& ch, uint32_t launch);
   // sim/nv/compute.cpp: a QMD launch (decode, cbuf0 checks, the PTX image, execution, releases).
   bool compute_launch(Object& ch, uint64_t qmd_va);
+  // One grid; `next` gets its dependent QMD's address (0: none).
+  bool run_qmd(Object& ch, uint64_t qmd_va, uint64_t& next);
   void channel_error(Object& ch, uint32_t rc_code, const std::string& what);
   bool read_mem(Object& ch, uint64_t va, void* out, uint64_t n, const char* who);
   bool write_mem(Object& ch, uint64_t va, const void* in, uint64_t n, const char* who);
