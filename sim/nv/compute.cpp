@@ -40,9 +40,11 @@ uint64_t now_ns() {
 // starts when this one completes, nv.md 3.7), in order. A chain that comes back to a QMD it ran
 // is a channel error (the hardware would loop forever; the simulator must not hang).
 bool SimNvKernel::compute_launch(Object& ch, uint64_t qmd_va) {
-  std::unordered_set<uint64_t> seen;
-  while (qmd_va != 0) {
-    if (!seen.insert(qmd_va).second) {
+  std::unordered_set<uint64_t> seen;  // filled only once a chain follows a dependent QMD
+  const uint64_t first = qmd_va;
+  for (bool chained = false; qmd_va != 0; chained = true) {
+    if (chained && seen.empty()) seen.insert(first);
+    if (chained && !seen.insert(qmd_va).second) {
       channel_error(ch, kRcGrException,
                     strformat("QMD at %s: the dependent-QMD chain returns to this QMD after %zu "
                               "grids (a cycle)",
