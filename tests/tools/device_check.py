@@ -5,6 +5,10 @@ usage: device_check.py compile RAWGPU CUDA_CHECK OUTDIR TARGETS
          compiles every example for TARGETS (comma-separated) with --data and checks each
          target's launch descriptions with `cuda_check --parse-only` (one per example; an
          NVIDIA target without ptxas has no cubins and so no launch descriptions: reported)
+       device_check.py nvsim RAWGPU NV_CHECK_SIM OUTDIR SM
+         every example's cubin for SM through rawgpu's RM path on the simulated kernel driver
+         (nv_check --sim): bring-up, the cubin loader and the QMD launch, up to the SASS the
+         simulated GPU refuses (each kernel LOADED); SKIPPED (77) without ptxas
        device_check.py run RAWGPU CUDA_CHECK OUTDIR SM
          runs every example's cubin for SM on GPU 0 through libcuda and compares it with the host
          reference; SKIPPED (exit 77) when no libcuda.so.1 can be loaded
@@ -48,6 +52,21 @@ def main() -> int:
                 print(f"FAIL: {t}: a launch description does not parse")
                 return 1
         print("ok: every example compiled with its data and launch description")
+        return 0
+    if mode == "nvsim":
+        if not compile_all(rawgpu, out, targets):
+            return 1
+        described = list(pathlib.Path(out, targets).glob("*/launch.txt"))
+        if not described:
+            print(f"SKIPPED: no cubins for {targets} (ptxas is not installed)")
+            return 77
+        proc = sh([cuda_check, "--sim", targets, str(pathlib.Path(out, targets))])
+        loaded = proc.stdout.count("\nLOADED ") + proc.stdout.startswith("LOADED ")
+        if proc.returncode != 0 or loaded != len(described):
+            print(f"FAIL: nv_check --sim exited {proc.returncode}, {loaded} of {len(described)} "
+                  "kernels LOADED")
+            return 1
+        print(f"ok: {loaded} cubins loaded and launched through the RM path")
         return 0
     if mode == "run":
         try:
