@@ -11,6 +11,13 @@ namespace rawgpu::sim::ptx {
 
 namespace {
 
+// What a launch can hold (untrusted text must not make the interpreter allocate without bound):
+// CUDA's 32 KiB of kernel parameters, Hopper's 228 KiB of shared memory per CTA, and 16 Ki
+// virtual registers (LLVM's kernels declare hundreds; the interpreter keeps them per thread).
+constexpr uint64_t kMaxParamBytes = 32 << 10;
+constexpr int64_t kMaxSharedBytes = 228 << 10;
+constexpr uint64_t kMaxRegisters = 1 << 14;
+
 struct Type2 {
   std::string_view name;
   Type type;
@@ -216,7 +223,8 @@ Status Parser::parse_entry(size_t& pos) {
     for (size_t w = 1; w + 1 < words.size(); ++w) {
       if (words[w] == ".align" && w + 1 < words.size()) {
         int64_t a = 0;
-        if (!parse_int(words[w + 1], a)) return err(line_at(lp), "parameter alignment");
+        if (!parse_int(words[w + 1], a) || a <= 0 || a > 256 || (a & (a - 1)) != 0)
+          return err(line_at(lp), "parameter alignment (a power of two up to 256)");
         align = static_cast<uint32_t>(a);
         ++w;
       } else if (words[w][0] == '.') {
@@ -225,8 +233,8 @@ Status Parser::parse_entry(size_t& pos) {
     }
     if (const size_t br = name.find('['); br != std::string_view::npos) {
       int64_t n = 0;
-      if (!parse_int(name.substr(br + 1, name.size() - br - 2), n)) {
-        return err(line_at(lp), "parameter array size");
+      if (!parse_int(name.substr(br + 1, name.size() - br - 2), n) || n <= 0 || n > 4096) {
+        return err(line_at(lp), "parameter array size (1..4096)");
       }
       size *= static_cast<uint32_t>(n);
       name = name.substr(0, br);
@@ -234,6 +242,8 @@ Status Parser::parse_entry(size_t& pos) {
     if (size == 0) return err(line_at(lp), "parameter type of " + std::string(name));
     if (align == 0) align = size;
     b.k.param_bytes = (b.k.param_bytes + align - 1) / align * align;
+    if (uint64_t{b.k.param_bytes} + size > kMaxParamBytes)
+      return err(line_at(lp), "parameters past the 32 KiB a launch passes");
     b.params[std::string(name)] = b.k.param_bytes;
     b.k.params.push_back({std::string(name), b.k.param_bytes, size});
     b.k.param_bytes += size;
@@ -307,6 +317,7 @@ Result<Operand> Parser::operand(Body& b, std::string_view s, uint32_t line, bool
     }
     if (!off.empty() && !parse_int(off, o.imm))
       return err(line, "address offset " + std::string(off));
+    if (base.empty()) return err(line, "address without a base " + std::string(s));
     if (base[0] == '%') {
       o.reg = RG_TRY(reg(b, base, line));
     } else if (auto p = b.params.find(std::string(base)); p != b.params.end()) {
@@ -334,8 +345,9 @@ Result<Operand> Parser::operand(Body& b, std::string_view s, uint32_t line, bool
     if (dot != std::string_view::npos) {
       for (uint8_t i = 0; i < 4; ++i) {
         if (s.substr(0, dot) == kSpecials[i]) {
+          if (s.size() != dot + 2) break;
           const char c = s[dot + 1];
-          if (s.size() != dot + 2 || c < 'x' || c > 'z') break;
+          if (c < 'x' || c > 'z') break;
           o.kind = Operand::kSpecial;
           o.special = static_cast<uint8_t>(i * 3 + (c - 'x'));
           return o;
@@ -467,8 +479,9 @@ Status Parser::statement(Body& b, std::string_view s, uint32_t line) {
       for (std::string_view one : split_operands(name)) {
         if (const size_t lt = one.find('<'); lt != std::string_view::npos) {
           int64_t n = 0;
-          if (!parse_int(one.substr(lt + 1, one.size() - lt - 2), n) || n < 0) {
-            return err(line, "register count");
+          if (!parse_int(one.substr(lt + 1, one.size() - lt - 2), n) || n < 0 ||
+              uint64_t{b.k.registers} + static_cast<uint64_t>(n) > kMaxRegisters) {
+            return err(line, "register count (at most 16384 registers in all)");
           }
           b.banks[std::string(one.substr(0, lt))] = {b.k.registers, static_cast<uint32_t>(n)};
           b.k.registers += static_cast<uint32_t>(n);
@@ -487,7 +500,8 @@ Status Parser::statement(Body& b, std::string_view s, uint32_t line) {
         while (e < s.size() && std::isspace(static_cast<unsigned char>(s[e]))) ++e;
         size_t f = e;
         while (f < s.size() && std::isdigit(static_cast<unsigned char>(s[f]))) ++f;
-        if (!parse_int(s.substr(e, f - e), v) || v <= 0) return err(line, "shared alignment");
+        if (!parse_int(s.substr(e, f - e), v) || v <= 0 || v > 4096 || (v & (v - 1)) != 0)
+          return err(line, "shared alignment (a power of two up to 4096)");
         align = static_cast<uint32_t>(v);
       }
       const size_t lb = s.find('[');
@@ -495,9 +509,12 @@ Status Parser::statement(Body& b, std::string_view s, uint32_t line) {
       std::string_view name =
           trim(s.substr(ns + 1, (lb == std::string_view::npos ? s.size() : lb) - ns - 1));
       int64_t n = 0;
+      if (lb != std::string_view::npos && (lb + 1 == s.size() || s.find(']', lb) == s.npos))
+        return err(line, "shared array without its closing ']'");
       if (lb != std::string_view::npos && s[lb + 1] != ']') {
-        if (!parse_int(s.substr(lb + 1, s.find(']', lb) - lb - 1), n))
-          return err(line, "shared size");
+        if (!parse_int(s.substr(lb + 1, s.find(']', lb) - lb - 1), n) || n < 0 ||
+            n > kMaxSharedBytes)
+          return err(line, "shared size (at most 228 KiB)");
       }
       uint32_t elem = 1;
       for (const auto& t : kTypes) {
@@ -506,7 +523,11 @@ Status Parser::statement(Body& b, std::string_view s, uint32_t line) {
       }
       b.k.shared_bytes = (b.k.shared_bytes + align - 1) / align * align;
       b.shared[std::string(name)] = b.k.shared_bytes;
-      if (!dynamic) b.k.shared_bytes += static_cast<uint32_t>(n) * elem;
+      if (!dynamic) {
+        if (uint64_t{b.k.shared_bytes} + static_cast<uint64_t>(n) * elem > kMaxSharedBytes)
+          return err(line, "static shared memory past 228 KiB");
+        b.k.shared_bytes += static_cast<uint32_t>(n) * elem;
+      }
       return {};
     }
     if (s.rfind(".local", 0) == 0) {
@@ -525,6 +546,7 @@ Status Parser::statement(Body& b, std::string_view s, uint32_t line) {
       p.remove_prefix(1);
     }
     in.pred = static_cast<int32_t>(RG_TRY(reg(b, p, line)));
+    if (sp == std::string_view::npos) return err(line, "a guard predicate without an instruction");
     s = trim(s.substr(sp));
   }
   const size_t sp = s.find_first_of(" \t\r\n");

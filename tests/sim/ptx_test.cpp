@@ -150,6 +150,14 @@ TEST(Ptx, MalformedOperandsAreRefusedBeforeTheyRun) {
       "st.global.f32 %f1, [%rd1];",            // address in the wrong place
       "add.f32 %f1, [%rd1], %f2;",             // address as an ALU source
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r1}, {%f1};",
+      // Found by fuzz_ptx: each read past the end of its statement.
+      ".shared .align 4 .b8 tile[",  // a shared array cut at '[' (a ';' inside the brackets)
+      "mov.u32 %r1, %tid.;",         // a special register with nothing after the dot
+      "@%r1",                        // a guard with no instruction
+      "ld.global.f32 %f1, [];",      // an address without a base
+      ".reg .b32 %q<99999999>;",     // more registers than the interpreter keeps
+      ".shared .align 3 .b8 t[4];",  // an alignment that is not a power of two
+      ".shared .b8 t[999999999];",   // more shared memory than a CTA has
   };
   for (const char* b : bad) {
     const std::string text = std::string(
