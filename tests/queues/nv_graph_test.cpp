@@ -53,12 +53,17 @@ uint32_t at(const nv::NvMemory& m, size_t i) {
   return v;
 }
 
-class NvGraphTest : public ::testing::TestWithParam<sim::NvArch> {};
+struct GraphCase {
+  sim::NvArch arch;
+  uint32_t qmd;
+};
+class NvGraphTest : public ::testing::TestWithParam<GraphCase> {};
 
 // b = a + 1 (kernel), c <- b (copy), d = c + 1 (kernel), e <- d (copy): every node depends on the
 // one before it on the other channel, so the replay is right only if all three edges hold.
 TEST_P(NvGraphTest, KernelsAndCopiesReplayInDependencyOrder) {
-  Rig r = rig(GetParam());
+  Rig r = rig(GetParam().arch);
+  ASSERT_TRUE(r.compute->set_qmd_version(GetParam().qmd).ok());
   nv::RmGpu& gpu = *r.gpu;
   constexpr uint32_t kN = 256;
   nv::NvMemory a = gpu.alloc_vram(4 * kN, true).value(), b = gpu.alloc_vram(4 * kN, true).value(),
@@ -117,19 +122,25 @@ TEST_P(NvGraphTest, KernelsAndCopiesReplayInDependencyOrder) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, NvGraphTest,
-                         ::testing::Values(sim::NvArch::kAmpere, sim::NvArch::kHopper),
+                         ::testing::Values(GraphCase{sim::NvArch::kAmpere, 3},
+                                           GraphCase{sim::NvArch::kHopper, 3},
+                                           GraphCase{sim::NvArch::kHopper, 4}),
                          [](const auto& info) {
-                           return std::string(info.param == sim::NvArch::kAmpere ? "ga102"
-                                                                                 : "gh100");
+                           return std::string(info.param.arch == sim::NvArch::kAmpere ? "ga102"
+                                                                                      : "gh100") +
+                                  "_qmd_v0" + std::to_string(info.param.qmd);
                          });
 
 // Kernels in a row on the compute channel are chained behind one SEND_PCAS (each QMD schedules the
 // next); the results are those of the unchained graph, in fewer pushbuffer dwords.
 TEST(NvGraph, ConsecutiveKernelsAreChainedBehindOnePcas) {
-  uint32_t results[2][64];
-  size_t dwords[2];
-  for (int chaining = 0; chaining < 2; ++chaining) {
+  // Unchained and chained with QMD V03, chained with V04 (its dependent-QMD fields).
+  uint32_t results[3][64];
+  size_t dwords[3];
+  for (int mode = 0; mode < 3; ++mode) {
+    const int chaining = mode > 0 ? 1 : 0;
     Rig r = rig(sim::NvArch::kHopper);
+    ASSERT_TRUE(r.compute->set_qmd_version(mode == 2 ? 4 : 3).ok());
     nv::RmGpu& gpu = *r.gpu;
     nv::NvMemory buf[4];
     for (auto& b : buf) b = gpu.alloc_vram(4096, true).value();
@@ -152,21 +163,21 @@ TEST(NvGraph, ConsecutiveKernelsAreChainedBehindOnePcas) {
     }
     ASSERT_TRUE(g->bind().ok());
     EXPECT_EQ(g->chained_kernels(), chaining == 1 ? 2u : 0u);
-    dwords[chaining] = g->pushbuffer_dwords(0);
+    dwords[mode] = g->pushbuffer_dwords(0);
     queues::Timeline tl(r.pool->alloc().value(), r.pool->alloc().value());
     const uint64_t before = r.k->launches();
     ASSERT_TRUE(g->launch(tl).ok());
     ASSERT_TRUE(queues::wait_signal(gpu, tl.last_signal(), tl.last_value(), "graph").ok());
     EXPECT_EQ(r.k->launches() - before, 3u);
-    for (uint32_t i = 0; i < 64; ++i) results[chaining][i] = at(buf[3], i);
+    for (uint32_t i = 0; i < 64; ++i) results[mode][i] = at(buf[3], i);
     g.reset();
     prog.release(gpu);
   }
   for (uint32_t i = 0; i < 64; ++i) {
-    EXPECT_EQ(results[0][i], i + 3);
-    EXPECT_EQ(results[1][i], i + 3);
+    for (int mode = 0; mode < 3; ++mode) EXPECT_EQ(results[mode][i], i + 3) << mode;
   }
   EXPECT_LT(dwords[1], dwords[0]);
+  EXPECT_EQ(dwords[2], dwords[1]);
 }
 
 // A dependent-QMD chain that returns to a QMD it ran stops the channel with a decoded error
