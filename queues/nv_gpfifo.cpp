@@ -1,5 +1,7 @@
 #include "rawgpu/queues/nv_gpfifo.h"
 
+#include "rawgpu/base/barrier.h"
+
 #include <atomic>
 #include <cstring>
 
@@ -284,11 +286,10 @@ void NvChannelQueue::publish(uint64_t entry, uint64_t arena_start, uint32_t dwor
   entry_start_[put_] = arena_start;  // where this entry's arena bytes (if any) begin
   ring_[put_] = entry;
   put_ = (put_ + 1) % channel_.entries;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  store_fence();  // the pushbuffer and the GP entry before GPPut
   std::atomic_ref<uint32_t>(const_cast<uint32_t&>(userd_[0x8c / 4]))
       .store(put_, std::memory_order_release);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  gpu_.ring_doorbell(channel_);
+  gpu_.ring_doorbell(channel_);  // fences GPPut before the doorbell
   stats_.submissions++;
   stats_.dwords += dwords;
 }

@@ -8,6 +8,7 @@
 
 #include "rawgpu/autogen/nv/uvm_ioctl.h"
 #include "rawgpu/autogen/nv/uvm_ioctl_numbers.h"
+#include "rawgpu/base/barrier.h"
 #include "rawgpu/base/format.h"
 
 namespace rawgpu::nv {
@@ -323,7 +324,7 @@ RmGpu::~RmGpu() {
 }
 
 void RmGpu::ring_doorbell(const NvChannel& channel) {
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  store_fence();  // everything the channel will fetch (GP entries, GPPut) before the doorbell
   rm_.kernel().write_register(&usermode_cpu_[kDoorbellOffset / 4], channel.token);
 }
 
