@@ -98,6 +98,45 @@ void close_gpu(Gpu& g) {
 #endif
 }
 
+// The launch's buffers in CPU-visible VRAM with their initial bytes, and its parameter block
+// (buffer addresses, then the scalars). Frees what it allocated on failure.
+Status stage(nv::RmGpu& gpu, const Launch& l, std::vector<nv::NvMemory>& bufs,
+             std::vector<uint8_t>& params) {
+  for (const auto& b : l.buffers) {
+    auto m = gpu.alloc_vram(std::max<size_t>(b.bytes, 4), true);
+    if (!m) {
+      for (nv::NvMemory& x : bufs) (void)gpu.free(x);
+      bufs.clear();
+      return std::move(m).take_error();
+    }
+    bufs.push_back(*m);
+    if (b.bytes) std::memcpy(m->cpu(), b.init.data(), b.bytes);
+    params.insert(params.end(), reinterpret_cast<const uint8_t*>(&m->va),
+                  reinterpret_cast<const uint8_t*>(&m->va) + 8);
+  }
+  for (long long v : l.scalars)
+    params.insert(params.end(), reinterpret_cast<const uint8_t*>(&v),
+                  reinterpret_cast<const uint8_t*>(&v) + 8);
+  return ok_status();
+}
+
+Result<queues::NvProgram> load(nv::RmGpu& gpu, const Launch& l) {
+  return queues::NvProgram::load_cubin(
+      gpu,
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(l.binary.data()), l.binary.size()),
+      l.kernel);
+}
+
+queues::NvLaunch launch_of(const Launch& l, std::span<const uint8_t> params) {
+  queues::NvLaunch nl;
+  for (int d = 0; d < 3; ++d) {
+    nl.grid[d] = l.grid[d];
+    nl.block[d] = l.block[d];
+  }
+  nl.params = params;
+  return nl;
+}
+
 struct Outcome {
   bool ok = false;
   std::string why;
@@ -113,37 +152,17 @@ Outcome run_one(Gpu& g, const Launch& l) {
     for (nv::NvMemory& m : bufs) (void)gpu.free(m);
   };
   std::vector<uint8_t> params;
-  for (const auto& b : l.buffers) {
-    auto m = gpu.alloc_vram(std::max<size_t>(b.bytes, 4), true);
-    if (!m) {
-      o.why = m.error().to_string();
-      cleanup();
-      return o;
-    }
-    bufs.push_back(*m);
-    if (b.bytes) std::memcpy(m->cpu(), b.init.data(), b.bytes);
-    const uint64_t va = m->va;
-    params.insert(params.end(), reinterpret_cast<const uint8_t*>(&va),
-                  reinterpret_cast<const uint8_t*>(&va) + 8);
+  if (Status st = stage(gpu, l, bufs, params); !st) {
+    o.why = st.error().to_string();
+    return o;
   }
-  for (long long v : l.scalars)
-    params.insert(params.end(), reinterpret_cast<const uint8_t*>(&v),
-                  reinterpret_cast<const uint8_t*>(&v) + 8);
-  auto prog = queues::NvProgram::load_cubin(
-      gpu,
-      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(l.binary.data()), l.binary.size()),
-      l.kernel);
+  auto prog = load(gpu, l);
   if (!prog) {
     o.why = "load_cubin: " + prog.error().to_string();
     cleanup();
     return o;
   }
-  queues::NvLaunch nl;
-  for (int d = 0; d < 3; ++d) {
-    nl.grid[d] = l.grid[d];
-    nl.block[d] = l.block[d];
-  }
-  nl.params = params;
+  const queues::NvLaunch nl = launch_of(l, params);
   queues::Timeline& tl = *g.tl;
   const auto t0 = std::chrono::steady_clock::now();
   Status s = g.compute->launch(*prog, nl, tl.signal(), tl.next());
@@ -194,28 +213,10 @@ double latency_us(Gpu& g, const Launch& l) {
   nv::RmGpu& gpu = *g.gpu;
   std::vector<nv::NvMemory> bufs;
   std::vector<uint8_t> params;
-  for (const auto& b : l.buffers) {
-    auto m = gpu.alloc_vram(std::max<size_t>(b.bytes, 4), true);
-    if (!m) return -1;
-    bufs.push_back(*m);
-    if (b.bytes) std::memcpy(m->cpu(), b.init.data(), b.bytes);
-    params.insert(params.end(), reinterpret_cast<const uint8_t*>(&m->va),
-                  reinterpret_cast<const uint8_t*>(&m->va) + 8);
-  }
-  for (long long v : l.scalars)
-    params.insert(params.end(), reinterpret_cast<const uint8_t*>(&v),
-                  reinterpret_cast<const uint8_t*>(&v) + 8);
-  auto prog = queues::NvProgram::load_cubin(
-      gpu,
-      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(l.binary.data()), l.binary.size()),
-      l.kernel);
+  if (!stage(gpu, l, bufs, params)) return -1;
+  auto prog = load(gpu, l);
   if (prog) {
-    queues::NvLaunch nl;
-    for (int d = 0; d < 3; ++d) {
-      nl.grid[d] = l.grid[d];
-      nl.block[d] = l.block[d];
-    }
-    nl.params = params;
+    const queues::NvLaunch nl = launch_of(l, params);
     for (int i = 0; i < 200; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
       if (!g.compute->launch(*prog, nl, g.tl->signal(), g.tl->next())) break;
