@@ -37,17 +37,16 @@ Result<Kernargs> KernargArena::alloc(uint64_t bytes, const Signal& done, uint64_
   const memory::BumpAllocator before = bump_;
   const uint64_t off = RG_TRY(bump_.alloc(bytes, align));
   const uint64_t end = off + bytes;
-  // Wait for every older range the new one overlaps. live_ is in allocation order and the bump
-  // pointer only moves forward (wrapping to 0), so it holds first the previous lap's ranges at
-  // or above `off` (those below `end` overlap; those past it lie in the tail the wrap skipped),
-  // then this lap's ranges below `off`, which cannot overlap: the scan stops at the first of
-  // those. Previous-lap ranges below `off` were waited for by the allocations that overwrote
-  // them. (Completion is in submission order per signal; waiting each in turn is correct for any
-  // mix of signals.)
+  // Wait for every older range the new one overlaps. live_ is in allocation order, so this lap's
+  // ranges (allocated since the bump pointer last wrapped) come last and lie below `off`: the
+  // scan stops at the first of them. Ranges of earlier laps are tested one by one (a range left
+  // in an alignment gap can start below `off` and still reach into the new one). Completion is in
+  // submission order per signal; waiting each in turn is correct for any mix of signals.
+  const uint64_t lap = bump_.wraps();
   for (size_t i = 0; i < live_.size();) {
     const Live& l = live_[i];
-    if (l.begin < off) break;
-    if (l.begin >= end) {
+    if (l.lap == lap) break;
+    if (!(l.begin < end && off < l.end)) {
       ++i;
       continue;
     }
@@ -60,7 +59,7 @@ Result<Kernargs> KernargArena::alloc(uint64_t bytes, const Signal& done, uint64_
     }
     live_.erase(live_.begin() + static_cast<std::ptrdiff_t>(i));
   }
-  live_.push_back({off, end, done, done_value});
+  live_.push_back({off, end, lap, done, done_value});
   return Kernargs{buffer_.cpu + off, buffer_.va + off, bytes};
 }
 

@@ -57,6 +57,36 @@ TEST(KernargArena, AlignsAndWaitsForRangesStillInFlight) {
   for (int i = 0; i < 100; ++i) ASSERT_TRUE(arena->alloc(700, done, 5));  // all free: no waits
 }
 
+// A range of an earlier lap that starts in the alignment gap before a new allocation and reaches
+// into it must be waited for too (a scan that stopped at the first range below the new offset
+// missed it and handed out bytes still in flight).
+TEST(KernargArena, WaitsForAnEarlierLapsRangeThatStartsInTheAlignmentGap) {
+  auto gpu = std::move(sim::SimGpu::create().value());
+  SignalPool pool(*gpu);
+  Signal done = pool.alloc().value();
+  auto arena = KernargArena::create(*gpu, 4096).value();
+  // Lap 1: [0,1000) [1008,2008) [2016,3016) [3024,4024), values 1..4.
+  for (uint64_t i = 1; i <= 4; ++i) ASSERT_TRUE(arena->alloc(1000, done, i));
+  done.set(1);
+  // Lap 2: [0,900) reuses the first range; then 100 bytes at 1024-byte alignment land at
+  // [1024,1124), inside [1008,2008), which is still in flight (value 2).
+  auto first = arena->alloc(900, done, 5);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(arena->wraps(), 1u);
+  ManualClock clock;
+  WaitOptions o;
+  o.clock = &clock;
+  o.timeout = std::chrono::milliseconds(2);
+  auto inside = arena->alloc(100, done, 6, o, 1024);
+  ASSERT_FALSE(inside) << "handed out [1024, 1124) while [1008, 2008) was in flight";
+  EXPECT_EQ(inside.error().code(), Errc::kTimeout);
+  done.set(2);
+  auto k = arena->alloc(100, done, 6, o, 1024);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->va.raw() % 1024, 0u);
+  EXPECT_EQ(k->va, first->va + 1024);
+}
+
 class ProgramTest : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {

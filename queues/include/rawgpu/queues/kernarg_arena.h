@@ -50,6 +50,7 @@ class KernargArena {
       : device_(&device), buffer_(buffer), bump_(bump) {}
   struct Live {
     uint64_t begin, end;  // offsets
+    uint64_t lap;         // the bump allocator's wrap count when allocated
     Signal done;
     uint64_t value;
   };
