@@ -98,12 +98,9 @@ void register_sim_devices() {
     emulators().erase(name);
     register_device(name, [name]() { return make_sim_device(name, true); });
   }
-  const std::pair<const char*, sim::NvArch> nv[] = {{"sim:sm_86", sim::NvArch::kAmpere},
-                                                    {"sim:sm_89", sim::NvArch::kAda},
-                                                    {"sim:sm_90", sim::NvArch::kHopper}};
-  for (const auto& [n, arch] : nv) {
+  for (const char* n : {"sim:sm_86", "sim:sm_89", "sim:sm_90"}) {
     const std::string name(n);
-    const sim::NvArch a = arch;
+    const sim::NvArch a = *sim::nv_arch_of(name);
     register_device(name, [name, a]() { return make_sim_nv_device(name, a); });
   }
 }

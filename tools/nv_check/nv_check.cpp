@@ -58,9 +58,7 @@ Status open_gpu(Gpu& g, uint32_t index, const std::string& sim_target, uint32_t 
   if (!sim_target.empty()) {
 #ifdef NV_CHECK_SIM
     sim::SimNvConfig c;
-    c.arch = sim_target == "sm_86"   ? sim::NvArch::kAmpere
-             : sim_target == "sm_89" ? sim::NvArch::kAda
-                                     : sim::NvArch::kHopper;
+    c.arch = sim::nv_arch_of(sim_target).value_or(sim::NvArch::kHopper);
     c.vram_bytes = 1ull << 30;
     g.sim = RG_TRY(sim::SimNvKernel::create(c));
     g.rm = RG_TRY(nv::Rm::open(*g.sim));
@@ -181,6 +179,12 @@ Outcome run_one(Gpu& g, const Launch& l) {
   for (const auto& c : l.checks) {
     size_t bi = 0;
     while (bi < l.buffers.size() && l.buffers[bi].slot != c.slot) ++bi;
+    if (bi == l.buffers.size()) {  // parse_launch refuses these; never index past the buffers
+      o.why = "check of slot " + std::to_string(c.slot) + ", which no buffer fills";
+      prog->release(gpu);
+      cleanup();
+      return o;
+    }
     const uint8_t* got = bufs[bi].cpu();
     for (size_t i = 0; i < c.count; ++i) {
       float gv, wv;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <random>
 
+#include "bench_stats.h"
 #include "commands.h"
 #include "json_out.h"
 #include "rawgpu/base/format.h"
@@ -26,10 +27,6 @@ constexpr uint64_t kMiB = 1ull << 20, kGiB = 1ull << 30, kPage = 4096;
 
 double us_since(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-}
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 // The ns per 256 B allocation while filling an empty TLSF to `live` blocks (node-pool growth
@@ -242,12 +239,12 @@ Result<PtResult> bench_format(PageTableFormat f, int reps) {
     RG_TRY(mm->vfree(v));
     vf.push_back(us_since(t));
   }
-  r.map_scattered_us = median(ms);
-  r.unmap_scattered_us = median(us);
-  r.map_aligned_us = median(ma);
-  r.unmap_aligned_us = median(ua);
-  r.valloc_us = median(va_t);
-  r.vfree_us = median(vf);
+  r.map_scattered_us = median_of(ms);
+  r.unmap_scattered_us = median_of(us);
+  r.map_aligned_us = median_of(ma);
+  r.unmap_aligned_us = median_of(ua);
+  r.valloc_us = median_of(va_t);
+  r.vfree_us = median_of(vf);
   return r;
 }
 

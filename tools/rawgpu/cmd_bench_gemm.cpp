@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_stats.h"
 #include "commands.h"
 #include "json_out.h"
 #include "rawgpu/base/format.h"
@@ -25,11 +26,6 @@ namespace {
 using compiler::DType;
 using frontend::Tensor;
 using Clock = std::chrono::steady_clock;
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 // OpenBLAS through dlopen (kept loaded until exit). CBLAS enums: RowMajor 101, NoTrans 111.
 struct Blas {

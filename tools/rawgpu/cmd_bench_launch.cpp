@@ -7,6 +7,7 @@
 #include <chrono>
 #include <vector>
 
+#include "bench_stats.h"
 #include "commands.h"
 #include "json_out.h"
 #include "rawgpu/base/format.h"
@@ -21,15 +22,6 @@ namespace {
 
 using namespace rawgpu::queues;
 using namespace rawgpu::queues::amd;
-using BClock = std::chrono::steady_clock;
-
-double ns_between(BClock::time_point a, BClock::time_point b) {
-  return std::chrono::duration<double, std::nano>(b - a).count();
-}
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 class NullExecutor final : public sim::DispatchExecutor {
  public:

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "bench_stats.h"
 #include "commands.h"
 #include "json_out.h"
 #include "rawgpu/base/format.h"
@@ -30,23 +31,10 @@
 namespace rawgpu::tools {
 namespace {
 
-using BClock = std::chrono::steady_clock;
-
-double ns_between(BClock::time_point a, BClock::time_point b) {
-  return std::chrono::duration<double, std::nano>(b - a).count();
-}
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 Result<sim::NvArch> nv_arch(const std::string& dev) {
-  if (dev == "sim:sm_86") return sim::NvArch::kAmpere;
-  if (dev == "sim:sm_89") return sim::NvArch::kAda;
-  if (dev == "sim:sm_90") return sim::NvArch::kHopper;
+  if (const auto a = sim::nv_arch_of(dev)) return *a;
   return make_error(Errc::kNotFound,
-                    "%s: the simulated NVIDIA GPUs are sim:sm_86, sim:sm_89 and "
-                    "sim:sm_90",
+                    "%s: the simulated NVIDIA GPUs are sim:sm_86, sim:sm_89 and sim:sm_90",
                     dev.c_str());
 }
 

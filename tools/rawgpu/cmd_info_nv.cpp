@@ -26,18 +26,13 @@ Result<NvOpened> open_nv(const std::string& dev) {
   NvOpened o;
   uint32_t index = 0;
   if (dev.starts_with("sim:sm_")) {
-    sim::SimNvConfig c;
-    if (dev == "sim:sm_86")
-      c.arch = sim::NvArch::kAmpere;
-    else if (dev == "sim:sm_89")
-      c.arch = sim::NvArch::kAda;
-    else if (dev == "sim:sm_90")
-      c.arch = sim::NvArch::kHopper;
-    else
+    const std::optional<sim::NvArch> arch = sim::nv_arch_of(dev);
+    if (!arch)
       return make_error(Errc::kNotFound,
-                        "%s: the simulated NVIDIA GPUs are sim:sm_86, sim:sm_89 "
-                        "and sim:sm_90",
+                        "%s: the simulated NVIDIA GPUs are sim:sm_86, sim:sm_89 and sim:sm_90",
                         dev.c_str());
+    sim::SimNvConfig c;
+    c.arch = *arch;
     c.version = "580.65.06";
     o.sim = RG_TRY(sim::SimNvKernel::create(c));
     o.rm = RG_TRY(nv::Rm::open(*o.sim));

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rawgpu/autogen/nv/rm_abi.h"
@@ -30,6 +31,16 @@ enum class NvArch {
   kAda,     // AD102 (RTX 4090): sm_89, c56f / c9c0 / c7b5 / c561
   kHopper,  // GH100 (H200): sm_90, c86f / cbc0 / c8b5 / c661 (the list still names c56f)
 };
+
+// The simulated GPU of a ptxas target: "sm_86", "sm_89", "sm_90" (also with the "sim:" device
+// prefix); nullopt for any other.
+inline std::optional<NvArch> nv_arch_of(std::string_view target) {
+  if (target.starts_with("sim:")) target.remove_prefix(4);
+  if (target == "sm_86") return NvArch::kAmpere;
+  if (target == "sm_89") return NvArch::kAda;
+  if (target == "sm_90") return NvArch::kHopper;
+  return std::nullopt;
+}
 
 struct SimNvConfig {
   std::string version = "580.65.06";  // what SYSTEM_GET_BUILD_VERSION_V2 reports
